@@ -1,0 +1,56 @@
+# Tabula. `make run` serves web + worker + beat on 127.0.0.1:$(PORT); `make test` runs the suite.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PORT ?= 8000
+export PORT
+
+.PHONY: help install run migrate test test-fast lint format bench bench-bots clean
+
+help:
+	@echo "make run      start web (gunicorn), Celery worker and beat on 127.0.0.1:$(PORT)"
+	@echo "make test     install what is needed and run the whole suite"
+	@echo "make lint     ruff and the import-linter purity contract"
+	@echo "make bench    engine costs and GET state vs GET games latency"
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $@
+
+install: $(VENV)/.installed
+
+migrate: install
+	$(BIN)/python manage.py migrate --noinput
+
+run: install
+	bin/run
+
+test: install
+	$(BIN)/ruff check .
+	$(BIN)/lint-imports
+	$(BIN)/pytest -n 2 --dist loadgroup $(PYTEST_ARGS)
+
+test-fast: install
+	$(BIN)/pytest -x -q $(PYTEST_ARGS)
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
+
+format: install
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+bench: install
+	$(BIN)/python bench/run.py
+
+bench-bots: install
+	$(BIN)/python bench/bots.py
+
+clean:
+	rm -rf var/broker var/celerybeat-schedule* .pytest_cache

@@ -1,0 +1,69 @@
+"""OpenAPI pieces built from the engines: each game's moves as a `oneOf` with a `type` discriminator.
+
+The engines describe their moves as plain data (`MoveSpec`); here they become DRF serializers, one
+per move type, grouped per game by drf-spectacular's `PolymorphicProxySerializer`.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from drf_spectacular.utils import PolymorphicProxySerializer
+from rest_framework import serializers
+
+from games.engines import RULES
+from games.engines.base import MoveField, MoveSpec
+
+
+def _camel(*parts: str) -> str:
+    return "".join(p.replace("-", "_").title().replace("_", "") for p in parts)
+
+
+def _field(spec: MoveField) -> serializers.Field:
+    common: dict[str, Any] = {"required": spec.required, "help_text": spec.description or None}
+    if spec.choices is not None:
+        child: serializers.Field = serializers.ChoiceField(choices=list(spec.choices))
+        if spec.type.endswith("_list"):
+            return serializers.ListField(child=child, **common)
+        return serializers.ChoiceField(choices=list(spec.choices), **common)
+    if spec.type == "integer":
+        return serializers.IntegerField(min_value=spec.minimum, max_value=spec.maximum, **common)
+    if spec.type == "boolean":
+        return serializers.BooleanField(**common)
+    if spec.type == "integer_list":
+        return serializers.ListField(
+            child=serializers.IntegerField(min_value=spec.minimum, max_value=spec.maximum), **common
+        )
+    if spec.type == "string_list":
+        return serializers.ListField(child=serializers.CharField(), **common)
+    return serializers.CharField(**common)
+
+
+def _move_serializer(game: str, spec: MoveSpec) -> type[serializers.Serializer]:
+    attrs: dict[str, Any] = {"type": serializers.ChoiceField(choices=[spec.type], help_text=spec.description)}
+    attrs.update({f.name: _field(f) for f in spec.fields})
+    attrs["__doc__"] = f"{RULES[game].title} `{spec.type}`: {spec.description}"
+    return type(_camel(game, spec.type, "move"), (serializers.Serializer,), attrs)
+
+
+@cache
+def game_move_serializer(game: str) -> PolymorphicProxySerializer:
+    rules = RULES[game]
+    return PolymorphicProxySerializer(
+        component_name=_camel(game, "move"),
+        serializers={spec.type: _move_serializer(game, spec) for spec in rules.moves},
+        resource_type_field_name="type",
+        many=False,
+    )
+
+
+@cache
+def any_move_serializer() -> PolymorphicProxySerializer:
+    """A move of any game: the per-game unions, each with its own discriminator."""
+    return PolymorphicProxySerializer(
+        component_name="Move",
+        serializers=[game_move_serializer(game) for game in RULES],
+        resource_type_field_name=None,
+        many=False,
+    )

@@ -1,0 +1,138 @@
+"""Shared serializers: problem documents, matches, state, records."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from games.models import Match, Seat
+
+
+class ProblemSerializer(serializers.Serializer):
+    """An RFC 9457 problem document (``application/problem+json``)."""
+
+    type = serializers.CharField()
+    title = serializers.CharField()
+    status = serializers.IntegerField()
+    detail = serializers.CharField()
+    code = serializers.CharField(help_text="Stable machine code, e.g. `illegal_move`, `version_conflict`.")
+    reason = serializers.CharField(required=False, help_text="The rules page's reason code, for `illegal_move`.")
+    current_version = serializers.IntegerField(required=False, help_text="For `version_conflict`.")
+    errors = serializers.DictField(
+        child=serializers.ListField(child=serializers.CharField()), required=False, help_text="Field errors."
+    )
+
+
+class ResultSerializer(serializers.Serializer):
+    winners = serializers.ListField(child=serializers.IntegerField())
+    ranking = serializers.ListField(child=serializers.ListField(child=serializers.IntegerField()))
+    scores = serializers.ListField(child=serializers.IntegerField())
+    reason = serializers.CharField()
+
+
+class SeatSerializer(serializers.ModelSerializer):
+    username = serializers.SerializerMethodField()
+    bot = serializers.SerializerMethodField()
+    remaining_ms = serializers.SerializerMethodField(help_text="Bank left (bank clocks only).")
+
+    class Meta:
+        model = Seat
+        fields = ["index", "username", "bot", "resigned", "deadline", "remaining_ms", "consecutive_timeouts"]
+
+    def get_username(self, seat: Seat) -> str | None:
+        return seat.user.username if seat.user_id else None
+
+    def get_bot(self, seat: Seat) -> str | None:
+        return seat.bot or None
+
+    def get_remaining_ms(self, seat: Seat) -> int | None:
+        return seat.bank_ms
+
+
+class MatchSerializer(serializers.ModelSerializer):
+    """The match summary (platform.md ``GET matches/{id}``)."""
+
+    seats = SeatSerializer(many=True, read_only=True)
+    created_by = serializers.CharField(source="created_by.username", read_only=True)
+    options = serializers.SerializerMethodField()
+    result = ResultSerializer(allow_null=True, read_only=True)
+    awaiting = serializers.SerializerMethodField()
+    deadlines = serializers.SerializerMethodField()
+    seed = serializers.SerializerMethodField(help_text="Revealed once the match is over.")
+
+    class Meta:
+        model = Match
+        fields = [
+            "id",
+            "game",
+            "status",
+            "players",
+            "version",
+            "seats",
+            "awaiting",
+            "deadlines",
+            "result",
+            "options",
+            "time_control",
+            "private",
+            "rated",
+            "created_by",
+            "created_at",
+            "started_at",
+            "finished_at",
+            "seed_commitment",
+            "seed",
+        ]
+
+    def get_options(self, match: Match) -> dict[str, Any]:
+        # A `setup` fixture is the deal itself: hidden like the seed while the match is live.
+        if match.is_live and "setup" in match.options:
+            return {**match.options, "setup": "hidden until the match is over"}
+        return match.options
+
+    def get_awaiting(self, match: Match) -> list[int]:
+        return list(match.awaiting) if match.status == Match.Status.ACTIVE else []
+
+    @extend_schema_field(
+        {
+            "type": "object",
+            "properties": {
+                "timer": {"type": "string", "format": "date-time", "nullable": True},
+                "seats": {"type": "object", "additionalProperties": {"type": "string", "format": "date-time"}},
+            },
+        }
+    )
+    def get_deadlines(self, match: Match) -> dict[str, Any]:
+        return {
+            "timer": match.timer_deadline.isoformat() if match.timer_deadline else None,
+            "seats": {str(s.index): s.deadline.isoformat() for s in match.seats.all() if s.deadline},
+        }
+
+    def get_seed(self, match: Match) -> int | None:
+        return None if match.is_live else match.seed
+
+
+class StateSerializer(serializers.Serializer):
+    """The caller's view of the match (platform.md ``GET state``)."""
+
+    match = serializers.CharField()
+    version = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=Match.Status.choices)
+    you = serializers.IntegerField(allow_null=True, help_text="The caller's seat, or null for a spectator.")
+    awaiting = serializers.ListField(child=serializers.IntegerField())
+    view = serializers.DictField(
+        allow_null=True, help_text="Game-specific; see the rules page's *What each seat sees*."
+    )
+    legal_moves = serializers.ListField(child=serializers.DictField(), help_text="Concrete moves, sendable unchanged.")
+    result = ResultSerializer(allow_null=True)
+
+
+class EventSerializer(serializers.Serializer):
+    seq = serializers.IntegerField()
+    type = serializers.CharField()
+    seat = serializers.IntegerField(allow_null=True)
+    actor = serializers.CharField(allow_null=True)
+    data = serializers.DictField()
+    at = serializers.DateTimeField()

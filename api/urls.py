@@ -1,0 +1,36 @@
+"""/api/v1/… Every path answers with and without a trailing slash, with no redirect."""
+
+from django.urls import re_path
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+
+from api.views import accounts, matches
+
+ID = r"(?P<match_id>[A-Za-z0-9_-]+)"
+
+
+def route(pattern: str, view, name: str):  # type: ignore[no-untyped-def]
+    return re_path(rf"^{pattern}/?$", view.as_view(), name=name)
+
+
+urlpatterns = [
+    route("auth/register", accounts.AuthRegisterApi, "auth-register"),
+    route("auth/token", accounts.AuthTokenApi, "auth-token"),
+    route("auth/logout", accounts.AuthLogoutApi, "auth-logout"),
+    route("me", accounts.MeApi, "me"),
+    route(r"users/(?P<username>[\w.@+-]+)", accounts.UserDetailApi, "user-detail"),
+    route("games", matches.GameListApi, "game-list"),
+    route(r"games/(?P<game>[\w-]+)", matches.GameDetailApi, "game-detail"),
+    route("matches", matches.MatchListCreateApi, "match-list"),
+    route(f"matches/{ID}", matches.MatchDetailApi, "match-detail"),
+    route(f"matches/{ID}/join", matches.MatchJoinApi, "match-join"),
+    route(f"matches/{ID}/leave", matches.MatchLeaveApi, "match-leave"),
+    route(f"matches/{ID}/resign", matches.MatchResignApi, "match-resign"),
+    route(f"matches/{ID}/bots", matches.MatchBotAddApi, "match-bots"),
+    route(f"matches/{ID}/state", matches.MatchStateApi, "match-state"),
+    route(f"matches/{ID}/moves", matches.MoveSubmitApi, "match-moves"),
+    route(f"matches/{ID}/events", matches.EventListApi, "match-events"),
+    route(f"matches/{ID}/export", matches.MatchExportApi, "match-export"),
+    re_path(r"^schema/?$", SpectacularAPIView.as_view(), name="schema"),
+    re_path(r"^docs/?$", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
+    re_path(r"^redoc/?$", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),
+]

@@ -1,0 +1,173 @@
+"""Accounts: register, tokens, the caller's profile and public profiles."""
+
+from __future__ import annotations
+
+from django.db.models import Count, Q
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers, status
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts import services
+from accounts.models import Rating, User
+from api.serializers import MatchSerializer, ProblemSerializer
+from games.errors import InvalidRequest, NotFound
+from games.models import Match
+
+P = ProblemSerializer
+
+
+class AuthRegisterApi(APIView):
+    permission_classes = [AllowAny]
+    authentication_classes: list = []
+
+    class InputSerializer(serializers.Serializer):
+        username = serializers.RegexField(
+            r"^[\w.@+-]{3,150}$", max_length=150, help_text="3–150 letters, digits, @.+-_"
+        )
+        password = serializers.CharField(write_only=True, min_length=8, max_length=128)
+        email = serializers.EmailField(required=False, allow_blank=True, default="")
+
+    class OutputSerializer(serializers.Serializer):
+        username = serializers.CharField()
+        token = serializers.CharField()
+
+    @extend_schema(
+        operation_id="auth_register",
+        tags=["accounts"],
+        request=InputSerializer,
+        responses={201: OutputSerializer, 400: P, 409: P},
+        auth=[],
+    )
+    def post(self, request: Request) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        user, token = services.user_register(**data.validated_data)
+        return Response({"username": user.username, "token": token}, status=status.HTTP_201_CREATED)
+
+
+class AuthTokenApi(APIView):
+    permission_classes = [AllowAny]
+    authentication_classes: list = []
+
+    class InputSerializer(serializers.Serializer):
+        username = serializers.CharField()
+        password = serializers.CharField(write_only=True)
+
+    class OutputSerializer(serializers.Serializer):
+        token = serializers.CharField()
+
+    @extend_schema(
+        operation_id="auth_token",
+        tags=["accounts"],
+        request=InputSerializer,
+        responses={200: OutputSerializer, 400: P},
+        auth=[],
+    )
+    def post(self, request: Request) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        user = User.objects.filter(username=data.validated_data["username"]).first()
+        if user is None or not user.is_active or not user.check_password(data.validated_data["password"]):
+            raise InvalidRequest(
+                "Wrong username or password.", errors={"non_field_errors": ["Wrong username or password."]}
+            )
+        return Response({"token": services.token_for(user)})
+
+
+class AuthLogoutApi(APIView):
+    @extend_schema(
+        operation_id="auth_logout",
+        tags=["accounts"],
+        request=None,
+        responses={204: OpenApiResponse(description="The token is revoked."), 401: P},
+    )
+    def post(self, request: Request) -> Response:
+        if request.auth is not None and hasattr(request.auth, "delete"):
+            request.auth.delete()
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class RatingSerializer(serializers.ModelSerializer):
+    ordinal = serializers.FloatField(read_only=True)
+
+    class Meta:
+        model = Rating
+        fields = ["game", "mu", "sigma", "ordinal", "matches"]
+
+
+class MeApi(APIView):
+    class OutputSerializer(serializers.ModelSerializer):
+        ratings = RatingSerializer(many=True, read_only=True)
+
+        class Meta:
+            model = User
+            fields = ["username", "email", "display_name", "preferences", "date_joined", "ratings"]
+            read_only_fields = ["username", "date_joined"]
+
+    class InputSerializer(serializers.ModelSerializer):
+        class Meta:
+            model = User
+            fields = ["email", "display_name", "preferences"]
+
+        def validate_preferences(self, value: object) -> object:
+            if not isinstance(value, dict):
+                raise serializers.ValidationError("Must be an object.")
+            return value
+
+    @extend_schema(operation_id="me_read", tags=["accounts"], responses={200: OutputSerializer, 401: P})
+    def get(self, request: Request) -> Response:
+        return Response(self.OutputSerializer(request.user).data)
+
+    @extend_schema(
+        operation_id="me_update",
+        tags=["accounts"],
+        request=InputSerializer,
+        responses={200: OutputSerializer, 400: P, 401: P},
+    )
+    def patch(self, request: Request) -> Response:
+        data = self.InputSerializer(request.user, data=request.data, partial=True)
+        data.is_valid(raise_exception=True)
+        data.save()
+        return Response(self.OutputSerializer(request.user).data)
+
+
+class UserDetailApi(APIView):
+    class OutputSerializer(serializers.Serializer):
+        username = serializers.CharField()
+        display_name = serializers.CharField()
+        date_joined = serializers.DateTimeField()
+        ratings = RatingSerializer(many=True)
+        counts = serializers.DictField(child=serializers.IntegerField())
+        recent_matches = MatchSerializer(many=True)
+
+    @extend_schema(operation_id="user_read", tags=["accounts"], responses={200: OutputSerializer, 404: P})
+    def get(self, request: Request, username: str) -> Response:
+        user = User.objects.filter(username=username, is_active=True).first()
+        if user is None:
+            raise NotFound(f"No user {username!r}.")
+        mine = Match.objects.filter(seats__user=user).distinct()
+        counts = mine.aggregate(
+            played=Count("id", filter=Q(status=Match.Status.FINISHED)),
+            active=Count("id", filter=Q(status=Match.Status.ACTIVE)),
+        )
+        seat_of = dict(mine.filter(status=Match.Status.FINISHED, seats__user=user).values_list("id", "seats__index"))
+        finished = Match.objects.filter(id__in=seat_of).values_list("id", "result")
+        counts["won"] = sum(1 for mid, result in finished if seat_of[mid] in (result or {}).get("winners", []))
+        recent = (
+            mine.filter(status=Match.Status.FINISHED, private=False)
+            .select_related("created_by")
+            .prefetch_related("seats__user")
+            .order_by("-finished_at")[:10]
+        )
+        body = {
+            "username": user.username,
+            "display_name": user.display_name,
+            "date_joined": user.date_joined,
+            "ratings": RatingSerializer(user.ratings.all(), many=True).data,
+            "counts": counts,
+            "recent_matches": MatchSerializer(recent, many=True).data,
+        }
+        return Response(self.OutputSerializer(body).data)

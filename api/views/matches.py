@@ -1,0 +1,284 @@
+"""The game catalogue, matches, their state, moves and record stream."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import django_filters
+from django.db.models import QuerySet
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_field
+from rest_framework import generics, serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from api.schema import any_move_serializer
+from api.serializers import EventSerializer, MatchSerializer, ProblemSerializer, StateSerializer
+from games import selectors, services
+from games.engines import RULES
+from games.errors import NotFound
+from games.models import Match
+
+P = ProblemSerializer
+
+
+# --- catalogue -----------------------------------------------------------------------------------
+
+
+class GameSerializer(serializers.Serializer):
+    id = serializers.CharField()
+    name = serializers.CharField()
+    min_players = serializers.IntegerField()
+    max_players = serializers.IntegerField()
+    rules_version = serializers.IntegerField()
+    options = serializers.ListField(child=serializers.DictField(), help_text="type, default, limits or choices")
+    moves = serializers.ListField(child=serializers.CharField(), help_text="Move types; schemas under `Move`.")
+
+
+def _game_json(game: str) -> dict[str, Any]:
+    rules = RULES[game]
+    return {
+        "id": rules.name,
+        "name": rules.title,
+        "min_players": rules.seats.start,
+        "max_players": rules.seats.stop - 1,
+        "rules_version": rules.version,
+        "options": [o.to_json() for o in rules.options],
+        "moves": [m.type for m in rules.moves],
+    }
+
+
+class GameListApi(APIView):
+    @extend_schema(operation_id="games_list", tags=["games"], responses={200: GameSerializer(many=True)})
+    def get(self, request: Request) -> Response:
+        return Response([_game_json(g) for g in RULES])
+
+
+class GameDetailApi(APIView):
+    @extend_schema(operation_id="games_read", tags=["games"], responses={200: GameSerializer, 404: P})
+    def get(self, request: Request, game: str) -> Response:
+        if game not in RULES:
+            raise NotFound(f"No game {game!r}.")
+        return Response(_game_json(game))
+
+
+# --- matches -------------------------------------------------------------------------------------
+
+
+class MatchFilter(django_filters.FilterSet):
+    game = django_filters.ChoiceFilter(choices=[(g, g) for g in RULES])
+    status = django_filters.ChoiceFilter(choices=Match.Status.choices)
+    player = django_filters.CharFilter(field_name="seats__user__username", label="A player's username")
+    mine = django_filters.BooleanFilter(method="filter_mine", label="Only matches the caller sits in")
+    joinable = django_filters.BooleanFilter(method="filter_joinable", label="Open matches with a free seat")
+
+    class Meta:
+        model = Match
+        fields = ["game", "status", "player", "mine", "joinable"]
+
+    def filter_mine(self, qs: QuerySet[Match], name: str, value: bool) -> QuerySet[Match]:
+        return qs.filter(seats__user=self.request.user).distinct() if value else qs
+
+    def filter_joinable(self, qs: QuerySet[Match], name: str, value: bool) -> QuerySet[Match]:
+        if not value:
+            return qs
+        return (
+            qs.filter(status=Match.Status.OPEN, seats__user__isnull=True, seats__bot="")
+            .exclude(seats__user=self.request.user)
+            .distinct()
+        )
+
+
+class MatchCreateSerializer(serializers.Serializer):
+    class BotSerializer(serializers.Serializer):
+        seat = serializers.IntegerField()
+        level = serializers.ChoiceField(choices=services.BOT_LEVELS, default=services.TAKEOVER_BOT_LEVEL)
+
+    class TimeControlSerializer(serializers.Serializer):
+        per_move_s = serializers.IntegerField(min_value=1, required=False)
+        bank_s = serializers.IntegerField(min_value=1, required=False)
+        increment_s = serializers.IntegerField(min_value=0, required=False)
+        on_timeout = serializers.ChoiceField(choices=["default_move", "forfeit"], required=False)
+        bot_after = serializers.IntegerField(min_value=1, required=False)
+
+    game = serializers.ChoiceField(choices=list(RULES))
+    players = serializers.IntegerField(min_value=1, max_value=16)
+    options = serializers.DictField(required=False, default=dict)
+    bots = BotSerializer(many=True, required=False)
+    time_control = serializers.JSONField(required=False, allow_null=True, default=None)
+    private = serializers.BooleanField(required=False, default=False)
+
+
+extend_schema_field(MatchCreateSerializer.TimeControlSerializer)(MatchCreateSerializer._declared_fields["time_control"])
+
+
+class MatchListCreateApi(generics.ListAPIView):
+    serializer_class = MatchSerializer
+    filterset_class = MatchFilter
+
+    def get_queryset(self) -> QuerySet[Match]:
+        return selectors.match_list(user=self.request.user)
+
+    @extend_schema(operation_id="matches_list", tags=["matches"])
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().get(request, *args, **kwargs)
+
+    @extend_schema(
+        operation_id="matches_create",
+        tags=["matches"],
+        request=MatchCreateSerializer,
+        responses={201: MatchSerializer, 400: P, 403: P},
+    )
+    def post(self, request: Request) -> Response:
+        data = MatchCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        match = services.match_create(user=request.user, **data.validated_data)
+        return Response(MatchSerializer(selectors.match_get(match.id)).data, status=status.HTTP_201_CREATED)
+
+
+class MatchDetailApi(APIView):
+    @extend_schema(operation_id="matches_read", tags=["matches"], responses={200: MatchSerializer, 404: P})
+    def get(self, request: Request, match_id: str) -> Response:
+        return Response(MatchSerializer(selectors.match_get(match_id)).data)
+
+
+class MatchJoinApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        seat = serializers.IntegerField(required=False, allow_null=True, default=None)
+
+    @extend_schema(
+        operation_id="matches_join",
+        tags=["matches"],
+        request=InputSerializer,
+        responses={200: MatchSerializer, 400: P, 404: P, 409: P},
+    )
+    def post(self, request: Request, match_id: str) -> Response:
+        data = self.InputSerializer(data=request.data or {})
+        data.is_valid(raise_exception=True)
+        services.match_join(match_id=match_id, user=request.user, seat=data.validated_data["seat"])
+        return Response(MatchSerializer(selectors.match_get(match_id)).data)
+
+
+class MatchLeaveApi(APIView):
+    @extend_schema(
+        operation_id="matches_leave",
+        tags=["matches"],
+        request=None,
+        responses={200: MatchSerializer, 403: P, 404: P, 409: P},
+    )
+    def post(self, request: Request, match_id: str) -> Response:
+        services.match_leave(match_id=match_id, user=request.user)
+        return Response(MatchSerializer(selectors.match_get(match_id)).data)
+
+
+class MatchResignApi(APIView):
+    @extend_schema(
+        operation_id="matches_resign",
+        tags=["matches"],
+        request=None,
+        responses={200: MatchSerializer, 403: P, 404: P, 409: P},
+    )
+    def post(self, request: Request, match_id: str) -> Response:
+        services.match_resign(match_id=match_id, user=request.user)
+        return Response(MatchSerializer(selectors.match_get(match_id)).data)
+
+
+class MatchBotAddApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        seat = serializers.IntegerField(required=False, allow_null=True, default=None)
+        level = serializers.ChoiceField(choices=services.BOT_LEVELS, default=services.TAKEOVER_BOT_LEVEL)
+
+    @extend_schema(
+        operation_id="matches_bots_add",
+        tags=["matches"],
+        request=InputSerializer,
+        responses={200: MatchSerializer, 400: P, 403: P, 404: P, 409: P},
+    )
+    def post(self, request: Request, match_id: str) -> Response:
+        data = self.InputSerializer(data=request.data or {})
+        data.is_valid(raise_exception=True)
+        services.bot_add(match_id=match_id, user=request.user, **data.validated_data)
+        return Response(MatchSerializer(selectors.match_get(match_id)).data)
+
+
+class MatchStateApi(APIView):
+    @extend_schema(
+        operation_id="matches_state",
+        tags=["play"],
+        parameters=[OpenApiParameter("If-None-Match", OpenApiTypes.STR, OpenApiParameter.HEADER, required=False)],
+        responses={200: StateSerializer, 304: OpenApiResponse(description="Unchanged since the ETag"), 404: P},
+    )
+    def get(self, request: Request, match_id: str) -> Response:
+        match = Match.objects.filter(id=match_id).first()
+        if match is None:
+            raise NotFound(f"No match {match_id!r}.")
+        seat = selectors.seat_index_of(match, request.user)
+        etag = selectors.state_etag(match, seat)
+        if etag in {t.strip() for t in request.headers.get("If-None-Match", "").split(",")}:
+            return Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": etag})
+        return Response(selectors.match_state_view(match, request.user), headers={"ETag": etag})
+
+
+class MoveSubmitApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        move = serializers.JSONField(help_text="A move of this match's game: an object with a `type`.")
+        expected_version = serializers.IntegerField(min_value=0, help_text="The version the move was decided at.")
+
+    extend_schema_field(any_move_serializer())(InputSerializer._declared_fields["move"])
+
+    class OutputSerializer(serializers.Serializer):
+        version = serializers.IntegerField()
+        state = StateSerializer()
+
+    @extend_schema(
+        operation_id="matches_moves_create",
+        tags=["play"],
+        request=InputSerializer,
+        parameters=[
+            OpenApiParameter(
+                "Idempotency-Key",
+                OpenApiTypes.STR,
+                OpenApiParameter.HEADER,
+                required=False,
+                description="A retry with the same key returns the first answer.",
+            )
+        ],
+        responses={201: OutputSerializer, 400: P, 403: P, 404: P, 409: P, 422: P},
+    )
+    def post(self, request: Request, match_id: str) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        key = request.headers.get("Idempotency-Key") or None
+        fingerprint = hashlib.sha256(f"{request.path}\n".encode() + request.body).hexdigest() if key else ""
+        result = services.move_submit(
+            match_id=match_id,
+            user=request.user,
+            move=data.validated_data["move"],
+            expected_version=data.validated_data["expected_version"],
+            idempotency_key=key,
+            fingerprint=fingerprint,
+        )
+        return Response(result.body, status=result.status)
+
+
+class EventListApi(APIView):
+    @extend_schema(
+        operation_id="matches_events",
+        tags=["play"],
+        parameters=[
+            OpenApiParameter("after", OpenApiTypes.INT, description="Only records after this seq (default 0).")
+        ],
+        responses={200: EventSerializer(many=True), 400: P, 404: P},
+    )
+    def get(self, request: Request, match_id: str) -> Response:
+        after = serializers.IntegerField(min_value=0).run_validation(request.query_params.get("after", 0))
+        match = selectors.match_get(match_id)
+        return Response(selectors.event_list(match=match, user=request.user, after=after))
+
+
+class MatchExportApi(APIView):
+    @extend_schema(operation_id="matches_export", tags=["play"], responses={200: OpenApiTypes.OBJECT, 404: P, 409: P})
+    def get(self, request: Request, match_id: str) -> Response:
+        return Response(selectors.match_export(selectors.match_get(match_id)))

@@ -1,0 +1,14 @@
+"""Test settings: the `setup` option is allowed, passwords hash fast, Celery runs tasks inline
+unless a test starts a real worker (tests/games/test_worker.py)."""
+
+from config.settings.base import *  # noqa: F403
+from config.settings.base import DATABASES, LOGGING, VAR_DIR
+
+TABULA_ALLOW_SETUP = True
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+LOGGING["root"]["level"] = "ERROR"
+CELERY_TASK_ALWAYS_EAGER = True
+CELERY_TASK_EAGER_PROPAGATES = True
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # A file, not memory, so that a real worker thread sees what a test committed.
+    DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test.sqlite3")}

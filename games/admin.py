@@ -1,0 +1,50 @@
+"""Admin: inspect matches, seats and records. Records are read-only: the log is never edited."""
+
+from django.contrib import admin
+
+from games.models import Match, Record, Seat
+
+
+class SeatInline(admin.TabularInline):
+    model = Seat
+    extra = 0
+    fields = ["index", "user", "bot", "resigned", "deadline", "bank_ms", "consecutive_timeouts"]
+    raw_id_fields = ["user"]
+
+
+class RecordInline(admin.TabularInline):
+    model = Record
+    extra = 0
+    can_delete = False
+    fields = ["seq", "type", "seat", "actor", "move", "effects", "data", "at"]
+    readonly_fields = fields
+    ordering = ["seq"]
+
+    def has_add_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+        return False
+
+
+@admin.register(Match)
+class MatchAdmin(admin.ModelAdmin):
+    list_display = ["id", "game", "status", "players", "version", "created_by", "created_at", "finished_at"]
+    list_filter = ["game", "status", "private", "rated"]
+    search_fields = ["id", "created_by__username", "seats__user__username"]
+    readonly_fields = ["id", "game", "rules_version", "seed_commitment", "version", "created_at", "result"]
+    exclude = ["seed"]
+    inlines = [SeatInline, RecordInline]
+
+
+@admin.register(Record)
+class RecordAdmin(admin.ModelAdmin):
+    list_display = ["match", "seq", "type", "seat", "actor", "at"]
+    list_filter = ["type", "actor"]
+    search_fields = ["match__id"]
+
+    def has_add_permission(self, request):  # type: ignore[no-untyped-def]
+        return False
+
+    def has_change_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+        return False
+
+    def has_delete_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+        return False

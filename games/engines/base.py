@@ -1,0 +1,267 @@
+"""The contract every rules engine implements. Pure: no Django, no I/O, no clock, no global RNG.
+
+An engine is a module of top-level pure functions bundled into one `Rules`
+record at the bottom of the module. The platform (``games.services``) is the
+only caller: it rebuilds a match's state by folding its records through these
+functions, asks who is awaited, applies moves, timeouts and resignations, and
+shows each seat its `view`. Engines know seats (0-based ints), never users,
+and never the time: a deadline that belongs to the game (EKKO's reaction
+window) is announced as a `Timer` and the platform calls `expire` when it
+runs out.
+
+Errors carry a stable machine ``code`` that the API maps to an HTTP status
+(``api/exceptions.py``): `InvalidMove` 400, `InvalidOptions` 400,
+`NotAwaited` 422, `IllegalMove` 422 (with the page's ``reason``),
+`RaceLost` 409. A message never names another seat's hidden cards.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Generic, Literal, TypeVar
+
+Seat = int
+JSON = dict[str, Any]
+S = TypeVar("S")  # the engine's State
+M = TypeVar("M")  # the engine's Move
+C = TypeVar("C")  # the engine's Config
+
+
+# --- errors ---------------------------------------------------------------------------------
+
+
+class RulesError(Exception):
+    """A refusal by the engine. ``code`` is an API contract: never rename one."""
+
+    code = "rules_error"
+
+    def __init__(self, message: str, *, reason: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.reason = reason
+
+
+class InvalidOptions(RulesError, ValueError):
+    """The match options (or the `setup` fixture) are not valid for this game (→ 400)."""
+
+    code = "invalid_options"
+
+
+class InvalidMove(RulesError, ValueError):
+    """The payload is not a move of this game at all (→ 400 ``invalid_move``)."""
+
+    code = "invalid_move"
+
+
+class NotAwaited(RulesError):
+    """The seat is not awaited and the move is not an interrupt it may make (→ 422)."""
+
+    code = "not_awaited"
+
+
+class RaceLost(RulesError):
+    """An interrupt whose anchor no longer names the card on top (→ 409 ``race_lost``)."""
+
+    code = "race_lost"
+
+
+class IllegalMove(RulesError):
+    """Well-formed, but not legal here and now (→ 422). ``reason`` is the page's code."""
+
+    code = "illegal_move"
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message, reason=reason)
+
+
+# --- values ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Effect:
+    """Something that happened during a transition. ``to=None`` means everyone, spectators included.
+
+    An effect that announces a game timer (EKKO's ``reaction_opened``) carries
+    ``"deadline": None`` in its data; the platform writes the absolute time in
+    before the record is stored.
+    """
+
+    kind: str
+    data: Mapping[str, Any]
+    to: frozenset[Seat] | None = None
+
+    def visible_to(self, seat: Seat | None) -> bool:
+        return self.to is None or (seat is not None and seat in self.to)
+
+    def to_json(self) -> JSON:
+        return {
+            "kind": self.kind,
+            "data": dict(self.data),
+            "to": None if self.to is None else sorted(self.to),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """The final result (platform.md ``result``)."""
+
+    winners: frozenset[Seat]
+    ranking: tuple[frozenset[Seat], ...]  # best first; tied seats share a group
+    scores: tuple[int, ...]  # indexed by seat; each page says whether higher is better
+    reason: str  # one of the rules page's result reasons
+    extra: Mapping[str, Any] = field(default_factory=dict)  # a page's added members (Ecos)
+
+    def to_json(self) -> JSON:
+        return {
+            "winners": sorted(self.winners),
+            "ranking": [sorted(group) for group in self.ranking],
+            "scores": list(self.scores),
+            "reason": self.reason,
+            **self.extra,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Timer:
+    """A deadline that belongs to the game, not to a seat's clock (EKKO's reaction window).
+
+    ``key`` names this timer's instance: while `Rules.timer` keeps returning
+    the same key the deadline stands; a new key starts a new countdown.
+    """
+
+    key: str
+    seconds: int
+
+
+OptionType = Literal["integer", "boolean", "string", "seat_or_random", "object"]
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One match option, as the catalogue (``GET games``) describes it."""
+
+    name: str
+    type: OptionType
+    default: Any
+    description: str
+    minimum: int | None = None
+    maximum: int | None = None
+    choices: tuple[Any, ...] | None = None
+    restricted: bool = False  # `setup`: test settings or staff only, and the match is unrated
+
+    def to_json(self) -> JSON:
+        out: JSON = {"name": self.name, "type": self.type, "default": self.default, "description": self.description}
+        if self.minimum is not None:
+            out["minimum"] = self.minimum
+        if self.maximum is not None:
+            out["maximum"] = self.maximum
+        if self.choices is not None:
+            out["choices"] = list(self.choices)
+        if self.restricted:
+            out["restricted"] = True
+        return out
+
+
+FieldType = Literal["integer", "string", "boolean", "integer_list", "string_list"]
+
+
+@dataclass(frozen=True, slots=True)
+class MoveField:
+    """One member of a move object, for the OpenAPI document (the engine validates for real)."""
+
+    name: str
+    type: FieldType
+    description: str = ""
+    required: bool = True
+    choices: tuple[Any, ...] | None = None
+    minimum: int | None = None
+    maximum: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MoveSpec:
+    """One move type: ``{"type": <type>, <fields>…}``."""
+
+    type: str
+    description: str
+    fields: tuple[MoveField, ...] = ()
+
+
+# --- the record of pure functions -----------------------------------------------------------
+
+
+def _no_timer(state: Any) -> Timer | None:
+    return None
+
+
+def _author_public(move: Any) -> bool:
+    return False
+
+
+@dataclass(frozen=True, slots=True)
+class Rules(Generic[S, M, C]):
+    """A game, as a record of pure functions. See the module docstring for the contract."""
+
+    name: str  # the game id: "ekko"
+    title: str  # "EKKO"
+    version: int  # bump when any existing log would replay differently
+    seats: range  # allowed player counts, e.g. range(2, 9)
+    max_moves: int  # hard bound on records per match; the contract test enforces termination
+    options: tuple[Option, ...] = field(repr=False)
+    moves: tuple[MoveSpec, ...] = field(repr=False)
+    # setup
+    parse_config: Callable[[JSON, int], C] = field(repr=False)  # (options, players) → config; InvalidOptions
+    initial_state: Callable[[C, int], S] = field(repr=False)  # (config, seed)
+    # queries
+    awaiting: Callable[[S], frozenset[Seat]] = field(repr=False)  # empty iff the game is over
+    legal_moves: Callable[[S, Seat], Sequence[M]] = field(repr=False)  # concrete, deterministic order
+    view: Callable[[S, Seat | None, str | None], JSON] = field(repr=False)  # (state, viewer, timer deadline ISO)
+    outcome: Callable[[S], Outcome | None] = field(repr=False)  # None while playing
+    # transitions (each returns the new state and what happened; the input state is never mutated)
+    apply: Callable[[S, Seat, M], tuple[S, tuple[Effect, ...]]] = field(repr=False)
+    timeout: Callable[[S, Seat], tuple[S, tuple[Effect, ...]]] = field(repr=False)  # default move on a clock
+    resign: Callable[[S, Seat], tuple[S, tuple[Effect, ...]]] = field(repr=False)
+    # codecs
+    parse_move: Callable[[JSON], M] = field(repr=False)  # raises InvalidMove
+    dump_move: Callable[[M], JSON] = field(repr=False)
+    parse_state: Callable[[JSON], S] = field(repr=False)
+    dump_state: Callable[[S], JSON] = field(repr=False)
+    invariant_violations: Callable[[S], list[str]] = field(repr=False)  # [] when healthy
+    # bots: they see only `view` and rebuild a full state by sampling what it hides
+    determinize: Callable[[JSON, Seat, random.Random], S] = field(repr=False)
+    heuristic: Callable[[S, Seat], float] = field(repr=False)  # one-ply evaluation for `greedy`
+    # optional hooks
+    timer: Callable[[S], Timer | None] = field(default=_no_timer, repr=False)
+    expire: Callable[[S], tuple[S, tuple[Effect, ...]]] | None = field(default=None, repr=False)
+    clocked: Callable[[S], frozenset[Seat]] | None = field(default=None, repr=False)  # default: awaiting
+    author_hidden: Callable[[M], bool] = field(default=_author_public, repr=False)  # EKKO `pass`
+
+    def option(self, name: str) -> Option:
+        return next(o for o in self.options if o.name == name)
+
+    def clocked_seats(self, state: S) -> frozenset[Seat]:
+        """The awaited seats whose clocks run now (EKKO's window pauses them)."""
+        return self.clocked(state) if self.clocked is not None else self.awaiting(state)
+
+
+def put(items: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
+    """A copy of ``items`` with ``items[index] = value``.
+
+    >>> put((1, 2, 3), 1, 9)
+    (1, 9, 3)
+    """
+    return items[:index] + (value,) + items[index + 1 :]
+
+
+def rank_groups(keys: Sequence[Any], seats: Sequence[Seat]) -> tuple[frozenset[Seat], ...]:
+    """Group ``seats`` by equal ``keys[seat]``, in ascending key order (ties share a group).
+
+    >>> rank_groups([3, 1, 3], [0, 1, 2])
+    (frozenset({1}), frozenset({0, 2}))
+    """
+    groups: dict[Any, set[Seat]] = {}
+    for seat in seats:
+        groups.setdefault(keys[seat], set()).add(seat)
+    return tuple(frozenset(groups[k]) for k in sorted(groups))

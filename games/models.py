@@ -1,0 +1,145 @@
+"""Matches, seats and the append-only record log. The log is the truth; state is derived by replay."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+
+class Match(models.Model):
+    """One play of a game. ``version`` is the number of records (the optimistic-lock token)."""
+
+    class Status(models.TextChoices):
+        OPEN = "open"
+        ACTIVE = "active"
+        FINISHED = "finished"
+        ABORTED = "aborted"
+
+    id = models.CharField(primary_key=True, max_length=22, editable=False)
+    game = models.CharField(max_length=16, db_index=True)
+    rules_version = models.PositiveIntegerField()
+    players = models.PositiveSmallIntegerField()
+    options = models.JSONField(default=dict, blank=True)
+    time_control = models.JSONField(null=True, blank=True)
+    seed = models.BigIntegerField()  # secret while the match is live
+    seed_commitment = models.CharField(max_length=64)  # SHA-256 of the seed, shown from creation
+    private = models.BooleanField(default=False)
+    rated = models.BooleanField(default=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.OPEN, db_index=True)
+    version = models.PositiveIntegerField(default=0)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, related_name="+", on_delete=models.PROTECT)
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+    updated_at = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    result = models.JSONField(null=True, blank=True)
+    awaiting = models.JSONField(default=list, blank=True)  # derived, denormalised for listings
+    # The game's own deadline (EKKO's reaction window), independent of seat clocks.
+    timer_key = models.CharField(max_length=64, blank=True, default="")
+    timer_deadline = models.DateTimeField(null=True, blank=True, db_index=True)
+
+    class Meta:
+        verbose_name_plural = "matches"
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.game} {self.id} ({self.status}, v{self.version})"
+
+    @property
+    def is_live(self) -> bool:
+        return self.status in (self.Status.OPEN, self.Status.ACTIVE)
+
+
+class Seat(models.Model):
+    """A place at the table: a user or a bot (``bot`` holds its level)."""
+
+    match = models.ForeignKey(Match, related_name="seats", on_delete=models.CASCADE)
+    index = models.PositiveSmallIntegerField()
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, related_name="seats", on_delete=models.PROTECT
+    )
+    bot = models.CharField(max_length=16, blank=True, default="")
+    joined_at = models.DateTimeField(null=True, blank=True)
+    resigned = models.BooleanField(default=False)
+    # Clock (only with a time_control): ``deadline`` is set while the seat's clock runs.
+    deadline = models.DateTimeField(null=True, blank=True, db_index=True)
+    clock_started_at = models.DateTimeField(null=True, blank=True)
+    bank_ms = models.BigIntegerField(null=True, blank=True)
+    consecutive_timeouts = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["match", "index"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "index"], name="seat_unique_index_per_match"),
+            models.UniqueConstraint(
+                fields=["match", "user"], condition=models.Q(user__isnull=False), name="seat_unique_user_per_match"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        who = self.user.username if self.user_id else (f"bot:{self.bot}" if self.bot else "free")
+        return f"{self.match_id}#{self.index} {who}"
+
+    @property
+    def taken(self) -> bool:
+        return self.user_id is not None or bool(self.bot)
+
+
+class Record(models.Model):
+    """One accepted input, numbered 1…n per match with no gaps. Never updated, never deleted."""
+
+    class Type(models.TextChoices):
+        CREATED = "created"
+        SEAT_TAKEN = "seat_taken"
+        SEAT_LEFT = "seat_left"
+        BOT_ADDED = "bot_added"
+        STARTED = "started"
+        MOVE = "move"
+        TIMEOUT = "timeout"  # a seat's clock ran out: the game's default move
+        EXPIRED = "expired"  # the game's own timer ran out (EKKO's reaction window)
+        RESIGNED = "resigned"
+        BOT_TOOK_OVER = "bot_took_over"
+        ABORTED = "aborted"
+
+    class Actor(models.TextChoices):
+        PLAYER = "player"
+        TIMEOUT = "timeout"
+        BOT = "bot"
+        SYSTEM = "system"
+
+    match = models.ForeignKey(Match, related_name="records", on_delete=models.CASCADE)
+    seq = models.PositiveIntegerField()
+    type = models.CharField(max_length=16, choices=Type.choices)
+    seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    actor = models.CharField(max_length=8, choices=Actor.choices)
+    move = models.JSONField(null=True, blank=True)  # as the engine parsed it: what replay re-applies
+    effects = models.JSONField(default=list, blank=True)  # [{"kind", "data", "to"}]: what happened
+    data = models.JSONField(default=dict, blank=True)  # lifecycle details (username, bot level…)
+    at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["match", "seq"]
+        constraints = [models.UniqueConstraint(fields=["match", "seq"], name="record_seq_unique_per_match")]
+
+    def __str__(self) -> str:
+        return f"{self.match_id}@{self.seq} {self.type}"
+
+
+class IdempotentRequest(models.Model):
+    """The first answer to a request sent with an ``Idempotency-Key``, replayed on a retry."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
+    key = models.CharField(max_length=255)
+    fingerprint = models.CharField(
+        max_length=64
+    )  # method, path and body hashed: a reused key on another request is refused
+    status = models.PositiveSmallIntegerField()
+    body = models.JSONField()
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "key"], name="idempotency_key_unique_per_user")]
+
+    def __str__(self) -> str:
+        return f"{self.user_id}:{self.key}"

@@ -1,0 +1,155 @@
+"""Read-side queries: the caller's state, the match summary, the redacted record stream."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Prefetch, Q, QuerySet
+
+from accounts.models import User
+from games import replay
+from games.engines.base import Rules
+from games.errors import Conflict, NotFound
+from games.models import Match, Record, Seat
+
+
+def match_get(match_id: str) -> Match:
+    try:
+        return (
+            Match.objects.select_related("created_by")
+            .prefetch_related(Prefetch("seats", queryset=Seat.objects.select_related("user").order_by("index")))
+            .get(id=match_id)
+        )
+    except Match.DoesNotExist:
+        raise NotFound(f"No match {match_id!r}.") from None
+
+
+def seat_index_of(match: Match, user: User | None) -> int | None:
+    if user is None or not user.is_authenticated:
+        return None
+    return Seat.objects.filter(match=match, user=user).values_list("index", flat=True).first()
+
+
+def state_etag(match: Match, seat: int | None) -> str:
+    """Changes whenever the caller's state can change: the version, or the seat it is shown to."""
+    return f'"{match.id}.{match.version}.{"s" if seat is None else seat}"'
+
+
+def state_payload(match: Match, rules: Rules[Any, Any, Any] | None, state: Any, seat: int | None) -> dict[str, Any]:
+    """The caller's state (platform.md ``GET state``), computed only from what ``seat`` may see."""
+    payload: dict[str, Any] = {
+        "match": match.id,
+        "version": match.version,
+        "status": match.status,
+        "you": seat,
+        "awaiting": list(match.awaiting) if match.status == Match.Status.ACTIVE else [],
+        "view": None,
+        "legal_moves": [],
+        "result": match.result,
+    }
+    if state is None or rules is None:
+        return payload
+    deadline = match.timer_deadline.isoformat() if match.timer_deadline else None
+    payload["view"] = rules.view(state, seat, deadline)
+    if seat is not None and match.status == Match.Status.ACTIVE:
+        payload["legal_moves"] = [rules.dump_move(m) for m in rules.legal_moves(state, seat)]
+    return payload
+
+
+def match_state_view(match: Match, user: User | None) -> dict[str, Any]:
+    seat = seat_index_of(match, user)
+    if match.status == Match.Status.OPEN or match.version == 0:
+        return state_payload(match, None, None, seat)
+    rules = replay.rules_for(match)
+    return state_payload(match, rules, replay.match_state(match), seat)
+
+
+def match_list(
+    *,
+    user: User,
+    game: str | None = None,
+    status: str | None = None,
+    player: str | None = None,
+    mine: bool = False,
+    joinable: bool = False,
+) -> QuerySet[Match]:
+    """Matches the caller may list: every public match, and private ones it sits in."""
+    qs = Match.objects.select_related("created_by").prefetch_related(
+        Prefetch("seats", queryset=Seat.objects.select_related("user").order_by("index"))
+    )
+    qs = qs.filter(Q(private=False) | Q(seats__user=user)).distinct()
+    if game:
+        qs = qs.filter(game=game)
+    if status:
+        qs = qs.filter(status=status)
+    if player:
+        qs = qs.filter(seats__user__username=player)
+    if mine:
+        qs = qs.filter(seats__user=user)
+    if joinable:
+        qs = qs.filter(status=Match.Status.OPEN, seats__user__isnull=True, seats__bot="").exclude(seats__user=user)
+    return qs.order_by("-created_at", "id")
+
+
+def record_for_viewer(rules: Rules[Any, Any, Any] | None, record: Record, seat: int | None) -> dict[str, Any]:
+    """One record as ``seat`` may see it: private effects and others' moves removed.
+
+    A move is shown to its author only; everyone else learns what happened from the public
+    effects. Where the game hides even who acted (EKKO's reaction pass) the seat is removed too.
+    """
+    author_visible = True
+    data: dict[str, Any]
+    if record.type in replay.ENGINE_RECORDS and record.type != Record.Type.STARTED:
+        own = seat is not None and seat == record.seat
+        if record.move is not None and rules is not None and not own:
+            author_visible = not rules.author_hidden(rules.parse_move(record.move))
+        data = {"effects": [e for e in record.effects if e["to"] is None or (seat is not None and seat in e["to"])]}
+        if own and record.move is not None:
+            data["move"] = record.move
+    else:
+        data = dict(record.data)
+    return {
+        "seq": record.seq,
+        "type": record.type,
+        "seat": record.seat if author_visible else None,
+        "actor": record.actor if author_visible else None,
+        "data": data,
+        "at": record.at.isoformat(),
+    }
+
+
+def event_list(*, match: Match, user: User | None, after: int = 0, limit: int = 500) -> list[dict[str, Any]]:
+    seat = seat_index_of(match, user)
+    rules = replay.rules_for(match)
+    records = Record.objects.filter(match=match, seq__gt=after).order_by("seq")[:limit]
+    return [record_for_viewer(rules, r, seat) for r in records]
+
+
+def match_export(match: Match) -> dict[str, Any]:
+    """The whole unredacted log and the seed: only once the match is over."""
+    if match.is_live:
+        raise Conflict("match_live", "The log is exported once the match is over.")
+    records = Record.objects.filter(match=match).order_by("seq")
+    return {
+        "match": match.id,
+        "game": match.game,
+        "rules_version": match.rules_version,
+        "players": match.players,
+        "options": match.options,
+        "seed": match.seed,
+        "seed_commitment": match.seed_commitment,
+        "result": match.result,
+        "records": [
+            {
+                "seq": r.seq,
+                "type": r.type,
+                "seat": r.seat,
+                "actor": r.actor,
+                "move": r.move,
+                "effects": r.effects,
+                "data": r.data,
+                "at": r.at.isoformat(),
+            }
+            for r in records
+        ],
+    }

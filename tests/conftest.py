@@ -1,0 +1,59 @@
+"""Shared test configuration: hypothesis profiles (quick by default, deeper on CI)."""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import settings
+
+settings.register_profile("dev", max_examples=25, deadline=None)
+settings.register_profile("ci", max_examples=120, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture
+def toy_game():
+    """Register the toy engine (tests/toy.py) for the duration of one test."""
+    from games.engines import RULES
+    from tests import toy
+
+    RULES["toy"] = toy.RULES
+    yield toy.RULES
+    RULES.pop("toy", None)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_state_cache():
+    from games import replay
+
+    replay.forget_all()
+    yield
+    replay.forget_all()
+
+
+@pytest.fixture
+def make_user(db):
+    from accounts.models import User
+
+    def make(username: str = "alice", password: str = "correct-horse-9") -> User:
+        return User.objects.create_user(username=username, password=password)
+
+    return make
+
+
+@pytest.fixture
+def api():
+    """An API client factory: api(user) is authenticated with the user's token."""
+    from rest_framework.test import APIClient
+
+    from accounts.services import token_for
+
+    def client(user=None) -> APIClient:
+        c = APIClient()
+        if user is not None:
+            c.credentials(HTTP_AUTHORIZATION=f"Token {token_for(user)}")
+        return c
+
+    return client
