@@ -9,6 +9,10 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
+from drf_spectacular.extensions import OpenApiSerializerFieldExtension
+from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.plumbing import build_basic_type
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import PolymorphicProxySerializer
 from rest_framework import serializers
 
@@ -67,3 +71,35 @@ def any_move_serializer() -> PolymorphicProxySerializer:
         resource_type_field_name=None,
         many=False,
     )
+
+
+class TabulaAutoSchema(AutoSchema):
+    """Names nested ``Input/OutputSerializer`` components after their view: ``AuthRegisterInput``."""
+
+    def get_serializer_name(self, serializer: serializers.Serializer, direction: str) -> str:
+        qualname = type(serializer).__qualname__
+        if "." in qualname:
+            outer, inner = qualname.rsplit(".", 1)
+            return outer.rsplit(".", 1)[-1].removesuffix("Api") + inner.removesuffix("Serializer")
+        return super().get_serializer_name(serializer, direction)
+
+
+class MoveField(serializers.JSONField):
+    """A move of the match's game; the engine parses it (400 ``invalid_move`` when it is none)."""
+
+
+class MoveFieldExtension(OpenApiSerializerFieldExtension):
+    """Documents `MoveField` as the union of every registered game's moves (resolved lazily)."""
+
+    target_class = MoveField
+
+    def map_serializer_field(self, auto_schema: AutoSchema, direction: str) -> dict[str, Any]:
+        if not RULES:
+            return build_basic_type(OpenApiTypes.OBJECT)
+        return auto_schema.resolve_serializer(any_move_serializer(), direction).ref
+
+
+def paths_without_trailing_slash(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """Postprocessing hook: every path answers with and without a slash; document the bare form."""
+    result["paths"] = {path.rstrip("/") or "/": item for path, item in result["paths"].items()}
+    return result

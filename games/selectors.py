@@ -64,31 +64,12 @@ def match_state_view(match: Match, user: User | None) -> dict[str, Any]:
     return state_payload(match, rules, replay.match_state(match), seat)
 
 
-def match_list(
-    *,
-    user: User,
-    game: str | None = None,
-    status: str | None = None,
-    player: str | None = None,
-    mine: bool = False,
-    joinable: bool = False,
-) -> QuerySet[Match]:
-    """Matches the caller may list: every public match, and private ones it sits in."""
+def match_list(*, user: User) -> QuerySet[Match]:
+    """Matches the caller may list: every public match, and private ones it sits in (filters: api)."""
     qs = Match.objects.select_related("created_by").prefetch_related(
         Prefetch("seats", queryset=Seat.objects.select_related("user").order_by("index"))
     )
-    qs = qs.filter(Q(private=False) | Q(seats__user=user)).distinct()
-    if game:
-        qs = qs.filter(game=game)
-    if status:
-        qs = qs.filter(status=status)
-    if player:
-        qs = qs.filter(seats__user__username=player)
-    if mine:
-        qs = qs.filter(seats__user=user)
-    if joinable:
-        qs = qs.filter(status=Match.Status.OPEN, seats__user__isnull=True, seats__bot="").exclude(seats__user=user)
-    return qs.order_by("-created_at", "id")
+    return qs.filter(Q(private=False) | Q(seats__user=user)).distinct().order_by("-created_at", "id")
 
 
 def record_for_viewer(rules: Rules[Any, Any, Any] | None, record: Record, seat: int | None) -> dict[str, Any]:

@@ -41,6 +41,7 @@ BOT_LEVELS = ("random", "greedy", "strong")
 TAKEOVER_BOT_LEVEL = "greedy"
 TIME_CONTROL_KEYS = {"per_move_s", "bank_s", "increment_s", "on_timeout", "bot_after"}
 MAX_RECORDS_PER_SWEEP = 64
+TIMER_SLACK_S = 0.2  # fire a little after the deadline: ETAs are not exact
 BOT_IDLE_S = 3  # the sweep wakes bots of matches idle this long (a lost bots_play task)
 
 # Set while a bots_play task runs its own loop, so its moves do not queue more bot tasks.
@@ -514,15 +515,36 @@ def schedule(match_id: str) -> None:
     if match is None or match.status != Match.Status.ACTIVE:
         return
     try:
-        due = next_deadline(match)
+        due = next_deadline(match) if _timers_run_later(tasks) else None
         if due is not None:
             wait = (due - timezone.now()).total_seconds()
             if wait <= settings.TABULA_TIMER_HORIZON_S:
-                tasks.deadline_fire.apply_async((match.id, match.version), countdown=max(0.0, wait) + 0.05)
+                tasks.deadline_fire.apply_async((match.id, match.version), countdown=max(0.0, wait) + TIMER_SLACK_S)
         if not bots_inline.get() and bot_seats_to_play(match):
             tasks.bots_play.delay(match.id, match.version)
     except Exception:  # the broker is down: the sweep will pick this match up
         log.exception("could not queue timers or bots for match %s", match_id)
+
+
+def _timers_run_later(tasks: Any) -> bool:
+    """False when tasks run inline (tests): a countdown cannot be honoured, so only the sweep acts."""
+    return not tasks.deadline_fire.app.conf.task_always_eager
+
+
+def rearm_if_early(*, match_id: str, version: int) -> None:
+    """Queue the timer again when the match is still at ``version`` and its deadline is ahead."""
+    from games import tasks  # noqa: PLC0415
+
+    if not _timers_run_later(tasks):
+        return
+    match = Match.objects.filter(id=match_id, version=version, status=Match.Status.ACTIVE).first()
+    if match is None:
+        return
+    due = next_deadline(match)
+    if due is not None and due > timezone.now():
+        wait = (due - timezone.now()).total_seconds()
+        if wait <= settings.TABULA_TIMER_HORIZON_S:
+            tasks.deadline_fire.apply_async((match.id, match.version), countdown=wait + TIMER_SLACK_S)
 
 
 def bot_seats_to_play(match: Match) -> list[int]:

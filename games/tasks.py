@@ -13,8 +13,14 @@ log = logging.getLogger(__name__)
 
 @shared_task(ignore_result=True)
 def deadline_fire(match_id: str, version: int) -> int:
-    """A timer queued for a deadline: acts only if the match is still at ``version``."""
-    return services.deadlines_process(match_id=match_id, expected_version=version)
+    """A timer queued for a deadline: acts only if the match is still at ``version``.
+
+    A timer that fires a little early (brokers' ETAs are not exact) re-arms itself.
+    """
+    appended = services.deadlines_process(match_id=match_id, expected_version=version)
+    if appended == 0:
+        services.rearm_if_early(match_id=match_id, version=version)
+    return appended
 
 
 @shared_task(ignore_result=True)

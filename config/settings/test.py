@@ -12,3 +12,14 @@ CELERY_TASK_EAGER_PROPAGATES = True
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # A file, not memory, so that a real worker thread sees what a test committed.
     DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test.sqlite3")}
+if CELERY_BROKER_URL.startswith("filesystem://"):  # noqa: F405
+    # Tests keep their own queue, apart from a `make run` on the same checkout.
+    _test_broker = VAR_DIR / "test-broker"
+    for _folder in ("queue", "processed"):
+        (_test_broker / _folder).mkdir(parents=True, exist_ok=True)
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": str(_test_broker / "queue"),
+        "data_folder_out": str(_test_broker / "queue"),
+        "processed_folder": str(_test_broker / "processed"),
+        "store_processed": False,
+    }

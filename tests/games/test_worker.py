@@ -1,0 +1,64 @@
+"""A real Celery worker on the configured broker (Redis in CI, the filesystem broker otherwise)
+fires game timers, and the beat sweep recovers a timer that was never queued."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from celery.contrib.testing.worker import start_worker
+
+from config.celery import app
+from games import services
+from games.models import Match, Record
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.xdist_group("celery-worker")]
+
+
+@pytest.fixture
+def worker():
+    app.conf.CELERY_TASK_ALWAYS_EAGER = False  # the namespaced key is the one Celery reads here
+    try:
+        with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=10, loglevel="WARNING"):
+            yield
+    finally:
+        app.conf.CELERY_TASK_ALWAYS_EAGER = True
+
+
+def wait_for(predicate, timeout=20.0):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if predicate():
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def _toy_match_at_the_bell(make_user):
+    alice, bob = make_user("alice"), make_user("bob")
+    match = services.match_create(user=alice, game="toy", players=2)
+    services.match_join(match_id=match.id, user=bob)
+    for user, n in ((alice, 2), (bob, 2)):  # pile 7 → 3: the 2-second bell timer opens
+        match.refresh_from_db()
+        services.move_submit(
+            match_id=match.id, user=user, move={"type": "take", "n": n}, expected_version=match.version
+        )
+    return match
+
+
+def test_a_real_worker_fires_the_game_timer(toy_game, make_user, worker):
+    match = _toy_match_at_the_bell(make_user)
+    assert Match.objects.get(id=match.id).timer_deadline is not None
+    assert wait_for(lambda: Record.objects.filter(match=match, type="expired").exists())
+    assert Match.objects.get(id=match.id).timer_deadline is None
+
+
+def test_the_sweep_recovers_a_timer_that_was_never_queued(toy_game, make_user, worker, monkeypatch):
+    monkeypatch.setattr(services, "schedule", lambda match_id: None)  # the timer task is lost
+    match = _toy_match_at_the_bell(make_user)
+    time.sleep(2.2)
+    assert not Record.objects.filter(match=match, type="expired").exists()
+    from games.tasks import deadlines_sweep
+
+    deadlines_sweep.delay()  # what beat sends every few seconds
+    assert wait_for(lambda: Record.objects.filter(match=match, type="expired").exists())
