@@ -80,13 +80,15 @@ def record_for_viewer(rules: Rules[Any, Any, Any] | None, record: Record, seat: 
     """
     author_visible = True
     data: dict[str, Any]
-    if record.type in replay.ENGINE_RECORDS and record.type != Record.Type.STARTED:
+    if record.type in replay.ENGINE_RECORDS:
         own = seat is not None and seat == record.seat
         if record.move is not None and rules is not None and not own:
             author_visible = not rules.author_hidden(rules.parse_move(record.move))
         data = {"effects": [e for e in record.effects if e["to"] is None or (seat is not None and seat in e["to"])]}
         if own and record.move is not None:
             data["move"] = record.move
+        if record.data:
+            data.update(record.data)
     else:
         data = dict(record.data)
     return {

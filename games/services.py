@@ -317,12 +317,14 @@ def _start_if_full(match: Match) -> None:
         return
     rules = replay.rules_for(match)
     now = timezone.now()
-    _append(match, Record.Type.STARTED, actor=Record.Actor.SYSTEM, data={"players": match.players}, at=now)
+    state, effects = rules.opening(rules.parse_config(match.options, match.players), match.seed)
+    record = _append(
+        match, Record.Type.STARTED, actor=Record.Actor.SYSTEM, effects=effects, data={"players": match.players}, at=now
+    )
     match.status, match.started_at = Match.Status.ACTIVE, now
     if match.time_control and "bank_s" in match.time_control:
         Seat.objects.filter(match=match).update(bank_ms=match.time_control["bank_s"] * 1000)
-    state = rules.initial_state(rules.parse_config(match.options, match.players), match.seed)
-    _advance(match, rules, state, (), author=None, now=now)
+    _advance(match, rules, state, effects, author=None, now=now, record=record)
 
 
 # --- play ---------------------------------------------------------------------------------------
@@ -533,7 +535,7 @@ def _timers_run_later(tasks: Any) -> bool:
 
 def rearm_if_early(*, match_id: str, version: int) -> None:
     """Queue the timer again when the match is still at ``version`` and its deadline is ahead."""
-    from games import tasks  # noqa: PLC0415
+    from games import tasks
 
     if not _timers_run_later(tasks):
         return

@@ -233,6 +233,7 @@ class Rules(Generic[S, M, C]):
     determinize: Callable[[JSON, Seat, random.Random], S] = field(repr=False)
     heuristic: Callable[[S, Seat], float] = field(repr=False)  # one-ply evaluation for `greedy`
     # optional hooks
+    start: Callable[[C, int], tuple[S, tuple[Effect, ...]]] | None = field(default=None, repr=False)  # + effects
     timer: Callable[[S], Timer | None] = field(default=_no_timer, repr=False)
     expire: Callable[[S], tuple[S, tuple[Effect, ...]]] | None = field(default=None, repr=False)
     clocked: Callable[[S], frozenset[Seat]] | None = field(default=None, repr=False)  # default: awaiting
@@ -240,6 +241,12 @@ class Rules(Generic[S, M, C]):
 
     def option(self, name: str) -> Option:
         return next(o for o in self.options if o.name == name)
+
+    def opening(self, config: C, seed: int) -> tuple[S, tuple[Effect, ...]]:
+        """The initial state and what the deal told each seat (the `started` record's effects)."""
+        if self.start is not None:
+            return self.start(config, seed)
+        return self.initial_state(config, seed), ()
 
     def clocked_seats(self, state: S) -> frozenset[Seat]:
         """The awaited seats whose clocks run now (EKKO's window pauses them)."""

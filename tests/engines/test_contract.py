@@ -63,6 +63,10 @@ def test_random_playout_keeps_the_contract(game: str, data: st.DataObject) -> No
     config = rules.parse_config({}, players)
     state = rules.initial_state(config, seed)
     assert rules.dump_state(rules.initial_state(config, seed)) == rules.dump_state(state), "setup is not deterministic"
+    opened, opening_effects = rules.opening(config, seed)
+    assert rules.dump_state(opened) == rules.dump_state(state), "start and initial_state disagree"
+    for effect in opening_effects:
+        json.dumps(effect.to_json())
     inputs: list[tuple[str, int | None, Any]] = []
     for _ in range(rules.max_moves):
         assert rules.invariant_violations(state) == []
