@@ -4,13 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from games.engines import ekko
 from games.engines.base import Rules
 
-RULES: dict[str, Rules[Any, Any, Any]] = {}
-
-
-def _register(rules: Rules[Any, Any, Any]) -> None:
-    RULES[rules.name] = rules
-
-
-# One line per game, in catalogue order.
+RULES: dict[str, Rules[Any, Any, Any]] = {m.RULES.name: m.RULES for m in (ekko,)}  # catalogue order
