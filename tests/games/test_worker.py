@@ -62,3 +62,26 @@ def test_the_sweep_recovers_a_timer_that_was_never_queued(toy_game, make_user, w
 
     deadlines_sweep.delay()  # what beat sends every few seconds
     assert wait_for(lambda: Record.objects.filter(match=match, type="expired").exists())
+
+
+def test_a_real_worker_closes_the_ekko_reaction_window(make_user, worker):
+    ann, ben, cat = make_user("ann"), make_user("ben"), make_user("cat")
+    setup = {"dealer": 0, "hands": [[20, 22], [40], [60, 70]], "start": 37}
+    match = services.match_create(user=ann, game="ekko", players=3, options={"setup": setup, "reaction_window_s": 2})
+    services.match_join(match_id=match.id, user=ben)
+    services.match_join(match_id=match.id, user=cat)
+    match.refresh_from_db()
+    services.move_submit(match_id=match.id, user=ben, move={"type": "play", "card": 40}, expected_version=match.version)
+    match.refresh_from_db()
+    assert match.awaiting == [0, 2] and match.timer_deadline is not None
+    opened_at = match.version
+    # a stale timer (an older version) must do nothing, even once the deadline has passed
+    from games.tasks import deadline_fire
+
+    deadline_fire.apply_async((match.id, opened_at - 1), countdown=2.5)
+    assert wait_for(lambda: Record.objects.filter(match=match, type="expired").exists())
+    expired = Record.objects.get(match=match, type="expired")
+    assert expired.seq == opened_at + 1 and expired.actor == "timeout"
+    assert Record.objects.filter(match=match, type="expired").count() == 1
+    match.refresh_from_db()
+    assert match.timer_deadline is None and match.awaiting != [0, 2]
