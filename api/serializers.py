@@ -51,6 +51,30 @@ class SeatSerializer(serializers.ModelSerializer):
         return seat.bank_ms
 
 
+DEADLINES_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "timer": {"type": "string", "format": "date-time", "nullable": True},
+        "seats": {
+            "type": "object",
+            "description": "By seat index: when its clock runs out, and its bank when the clock started.",
+            "additionalProperties": {
+                "type": "object",
+                "properties": {
+                    "deadline": {"type": "string", "format": "date-time"},
+                    "bank_ms": {"type": "integer", "nullable": True},
+                },
+            },
+        },
+    },
+}
+
+
+@extend_schema_field(DEADLINES_SCHEMA)
+class DeadlinesField(serializers.DictField):
+    pass
+
+
 class MatchSerializer(serializers.ModelSerializer):
     """The match summary (platform.md ``GET matches/{id}``)."""
 
@@ -95,19 +119,15 @@ class MatchSerializer(serializers.ModelSerializer):
     def get_awaiting(self, match: Match) -> list[int]:
         return list(match.awaiting) if match.status == Match.Status.ACTIVE else []
 
-    @extend_schema_field(
-        {
-            "type": "object",
-            "properties": {
-                "timer": {"type": "string", "format": "date-time", "nullable": True},
-                "seats": {"type": "object", "additionalProperties": {"type": "string", "format": "date-time"}},
-            },
-        }
-    )
+    @extend_schema_field(DEADLINES_SCHEMA)
     def get_deadlines(self, match: Match) -> dict[str, Any]:
         return {
             "timer": match.timer_deadline.isoformat() if match.timer_deadline else None,
-            "seats": {str(s.index): s.deadline.isoformat() for s in match.seats.all() if s.deadline},
+            "seats": {
+                str(s.index): {"deadline": s.deadline.isoformat(), "bank_ms": s.bank_ms}
+                for s in match.seats.all()
+                if s.deadline
+            },
         }
 
     def get_seed(self, match: Match) -> int | None:
@@ -127,6 +147,7 @@ class StateSerializer(serializers.Serializer):
     )
     legal_moves = serializers.ListField(child=serializers.DictField(), help_text="Concrete moves, sendable unchanged.")
     result = ResultSerializer(allow_null=True)
+    deadlines = DeadlinesField(help_text="The game timer, and each running seat clock.")
 
 
 class EventSerializer(serializers.Serializer):

@@ -35,6 +35,15 @@ def state_etag(match: Match, seat: int | None) -> str:
     return f'"{match.id}.{match.version}.{"s" if seat is None else seat}"'
 
 
+def deadlines(match: Match) -> dict[str, Any]:
+    """The game timer and each running seat clock: deadline, and the bank left when it started."""
+    seats = Seat.objects.filter(match_id=match.id, deadline__isnull=False).values_list("index", "deadline", "bank_ms")
+    return {
+        "timer": match.timer_deadline.isoformat() if match.timer_deadline else None,
+        "seats": {str(i): {"deadline": d.isoformat(), "bank_ms": b} for i, d, b in seats},
+    }
+
+
 def state_payload(match: Match, rules: Rules[Any, Any, Any] | None, state: Any, seat: int | None) -> dict[str, Any]:
     """The caller's state (platform.md ``GET state``), computed only from what ``seat`` may see."""
     payload: dict[str, Any] = {
@@ -46,6 +55,7 @@ def state_payload(match: Match, rules: Rules[Any, Any, Any] | None, state: Any, 
         "view": None,
         "legal_moves": [],
         "result": match.result,
+        "deadlines": deadlines(match),
     }
     if state is None or rules is None:
         return payload

@@ -1,6 +1,8 @@
 """Test settings: the `setup` option is allowed, passwords hash fast, Celery runs tasks inline
 unless a test starts a real worker (tests/games/test_worker.py)."""
 
+import os
+
 from config.settings.base import *  # noqa: F403
 from config.settings.base import DATABASES, LOGGING, VAR_DIR
 
@@ -23,3 +25,6 @@ if CELERY_BROKER_URL.startswith("filesystem://"):  # noqa: F405
         "processed_folder": str(_test_broker / "processed"),
         "store_processed": False,
     }
+
+# Each pytest-xdist process gets its own queue, so a worker started by one never runs another's tasks.
+CELERY_TASK_DEFAULT_QUEUE = "tabula-test-" + os.environ.get("PYTEST_XDIST_WORKER", "main")

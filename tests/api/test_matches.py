@@ -325,3 +325,18 @@ def test_private_match_is_listed_to_its_players(toy_game, players):
         .json()["id"]
     )
     assert mid in [m["id"] for m in players["alice"].get("/api/v1/matches").json()["results"]]
+
+
+def test_clock_deadlines_show_in_summary_and_state(toy_game, players):
+    r = players["alice"].post(
+        "/api/v1/matches",
+        {"game": "toy", "players": 2, "time_control": {"bank_s": 600, "increment_s": 5}},
+        format="json",
+    )
+    mid = r.json()["id"]
+    players["bob"].post(f"/api/v1/matches/{mid}/join")
+    summary = players["alice"].get(f"/api/v1/matches/{mid}").json()
+    state = players["bob"].get(f"/api/v1/matches/{mid}/state").json()
+    assert list(summary["deadlines"]["seats"]) == ["0"] == list(state["deadlines"]["seats"])
+    assert state["deadlines"]["seats"]["0"]["bank_ms"] == 600_000
+    assert summary["time_control"] == {"bank_s": 600, "increment_s": 5, "on_timeout": "default_move"}
