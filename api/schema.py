@@ -84,14 +84,14 @@ class TabulaAutoSchema(AutoSchema):
         return super().get_serializer_name(serializer, direction)
 
 
-class MoveField(serializers.JSONField):
+class MoveJSONField(serializers.JSONField):
     """A move of the match's game; the engine parses it (400 ``invalid_move`` when it is none)."""
 
 
 class MoveFieldExtension(OpenApiSerializerFieldExtension):
-    """Documents `MoveField` as the union of every registered game's moves (resolved lazily)."""
+    """Documents `MoveJSONField` as the union of every registered game's moves (resolved lazily)."""
 
-    target_class = MoveField
+    target_class = MoveJSONField
 
     def map_serializer_field(self, auto_schema: AutoSchema, direction: str) -> dict[str, Any]:
         if not RULES:

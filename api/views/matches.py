@@ -15,7 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from api.schema import MoveField
+from api.schema import MoveJSONField
 from api.serializers import EventSerializer, MatchSerializer, ProblemSerializer, StateSerializer
 from games import selectors, services
 from games.engines import RULES
@@ -232,7 +232,7 @@ class MatchStateApi(APIView):
 
 class MoveSubmitApi(APIView):
     class InputSerializer(serializers.Serializer):
-        move = MoveField(help_text="A move of this match's game: an object with a `type`.")
+        move = MoveJSONField(help_text="A move of this match's game: an object with a `type`.")
         expected_version = serializers.IntegerField(min_value=0, help_text="The version the move was decided at.")
 
     class OutputSerializer(serializers.Serializer):

@@ -134,7 +134,7 @@ def test_forfeit_policy_resigns_the_seat(toy_game, alice_bob, monkeypatch):
 
 
 def test_bot_takes_the_seat_after_bot_after_timeouts(toy_game, alice_bob, monkeypatch):
-    alice, bob = alice_bob
+    _alice, _bob = alice_bob
     match = start(alice_bob, time_control={"per_move_s": 5, "bot_after": 1}, options={"pile": 30})
     later(monkeypatch, 6)
     services.deadlines_process(match_id=match.id)
@@ -182,7 +182,7 @@ def test_the_sweep_finds_due_matches(toy_game, alice_bob, monkeypatch):
 def test_resigned_match_rates_human_seats(toy_game, alice_bob):
     from accounts.models import Rating
 
-    alice, bob = alice_bob
+    _alice, bob = alice_bob
     match = start(alice_bob)
     services.match_resign(match_id=match.id, user=bob)
     ratings = {r.user.username: r for r in Rating.objects.filter(game="toy")}
@@ -192,7 +192,7 @@ def test_resigned_match_rates_human_seats(toy_game, alice_bob):
 def test_unrated_setup_match_changes_no_rating(toy_game, alice_bob):
     from accounts.models import Rating
 
-    alice, bob = alice_bob
+    _alice, bob = alice_bob
     match = start(alice_bob, options={"setup": {}})
     services.match_resign(match_id=match.id, user=bob)
     assert not Rating.objects.exists()
