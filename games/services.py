@@ -569,8 +569,8 @@ def deadlines_process(*, match_id: str, expected_version: int | None = None) -> 
     """
     appended = 0
     with transaction.atomic():
-        match = _lock(match_id)
-        if match.status != Match.Status.ACTIVE:
+        match = Match.objects.select_for_update().filter(id=match_id).first()
+        if match is None or match.status != Match.Status.ACTIVE:
             return 0
         if expected_version is not None and match.version != expected_version:
             return 0

@@ -15,14 +15,25 @@ from games.models import Match, Record
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.xdist_group("celery-worker")]
 
 
-@pytest.fixture
-def worker():
+@pytest.fixture(scope="module")
+def _module_worker(django_db_setup, django_db_blocker):
+    """One worker thread for the module: restarting the Redis consumer per test proved unreliable."""
     app.conf.CELERY_TASK_ALWAYS_EAGER = False  # the namespaced key is the one Celery reads here
+    app.control.purge()  # leftovers of an interrupted run name matches that no longer exist
     try:
-        with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=10, loglevel="WARNING"):
+        with (
+            django_db_blocker.unblock(),
+            start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=10, loglevel="WARNING"),
+        ):
             yield
     finally:
         app.conf.CELERY_TASK_ALWAYS_EAGER = True
+
+
+@pytest.fixture
+def worker(_module_worker):
+    app.conf.CELERY_TASK_ALWAYS_EAGER = False
+    yield
 
 
 def wait_for(predicate, timeout=20.0):
