@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Prefetch, Q, QuerySet
+from django.db.models import OuterRef, Prefetch, Q, QuerySet, Subquery
 
 from accounts.models import User
 from games import replay
@@ -24,6 +24,20 @@ def match_get(match_id: str) -> Match:
         raise NotFound(f"No match {match_id!r}.") from None
 
 
+def match_with_seat_of(match_id: str, user: User | None) -> Match:
+    """The match, annotated with ``caller_seat`` (the user's seat index or None), in one query."""
+    qs = Match.objects.filter(id=match_id)
+    if user is not None and user.is_authenticated:
+        mine = Seat.objects.filter(match=OuterRef("pk"), user=user).values("index")[:1]
+        qs = qs.annotate(caller_seat=Subquery(mine))
+    match = qs.first()
+    if match is None:
+        raise NotFound(f"No match {match_id!r}.")
+    if not hasattr(match, "caller_seat"):
+        match.caller_seat = None
+    return match
+
+
 def seat_index_of(match: Match, user: User | None) -> int | None:
     if user is None or not user.is_authenticated:
         return None
@@ -35,16 +49,24 @@ def state_etag(match: Match, seat: int | None) -> str:
     return f'"{match.id}.{match.version}.{"s" if seat is None else seat}"'
 
 
-def deadlines(match: Match) -> dict[str, Any]:
+def deadlines(match: Match, seats: list[Seat] | None = None) -> dict[str, Any]:
     """The game timer and each running seat clock: deadline, and the bank left when it started."""
-    seats = Seat.objects.filter(match_id=match.id, deadline__isnull=False).values_list("index", "deadline", "bank_ms")
+    running: list[tuple[int, Any, int | None]] = []
+    if seats is not None:
+        running = [(s.index, s.deadline, s.bank_ms) for s in seats if s.deadline is not None]
+    elif match.time_control:  # without a time control no seat has a clock: no query
+        running = list(
+            Seat.objects.filter(match_id=match.id, deadline__isnull=False).values_list("index", "deadline", "bank_ms")
+        )
     return {
         "timer": match.timer_deadline.isoformat() if match.timer_deadline else None,
-        "seats": {str(i): {"deadline": d.isoformat(), "bank_ms": b} for i, d, b in seats},
+        "seats": {str(i): {"deadline": d.isoformat(), "bank_ms": b} for i, d, b in running},
     }
 
 
-def state_payload(match: Match, rules: Rules[Any, Any, Any] | None, state: Any, seat: int | None) -> dict[str, Any]:
+def state_payload(
+    match: Match, rules: Rules[Any, Any, Any] | None, state: Any, seat: int | None, seats: list[Seat] | None = None
+) -> dict[str, Any]:
     """The caller's state (platform.md ``GET state``), computed only from what ``seat`` may see."""
     payload: dict[str, Any] = {
         "match": match.id,
@@ -55,7 +77,7 @@ def state_payload(match: Match, rules: Rules[Any, Any, Any] | None, state: Any, 
         "view": None,
         "legal_moves": [],
         "result": match.result,
-        "deadlines": deadlines(match),
+        "deadlines": deadlines(match, seats),
     }
     if state is None or rules is None:
         return payload
@@ -66,8 +88,8 @@ def state_payload(match: Match, rules: Rules[Any, Any, Any] | None, state: Any, 
     return payload
 
 
-def match_state_view(match: Match, user: User | None) -> dict[str, Any]:
-    seat = seat_index_of(match, user)
+def match_state_view(match: Match, seat: int | None) -> dict[str, Any]:
+    """The state as ``seat`` (None: a spectator) may see it."""
     if match.status == Match.Status.OPEN or match.version == 0:
         return state_payload(match, None, None, seat)
     rules = replay.rules_for(match)

@@ -324,14 +324,16 @@ def _start_if_full(match: Match) -> None:
     match.status, match.started_at = Match.Status.ACTIVE, now
     if match.time_control and "bank_s" in match.time_control:
         Seat.objects.filter(match=match).update(bank_ms=match.time_control["bank_s"] * 1000)
-    _advance(match, rules, state, effects, author=None, now=now, record=record)
+        for seat in seats:
+            seat.bank_ms = match.time_control["bank_s"] * 1000
+    _advance(match, rules, state, effects, seats=seats, author=None, now=now, record=record)
 
 
 # --- play ---------------------------------------------------------------------------------------
 
 
-def _seat_of(match: Match, user: User) -> Seat:
-    seat = Seat.objects.filter(match=match, user=user).first()
+def _seat_of(seats: list[Seat], user: User) -> Seat:
+    seat = next((s for s in seats if s.user_id == user.id), None)
     if seat is None:
         raise NotSeated("You hold no seat in this match.")
     return seat
@@ -347,7 +349,6 @@ def move_submit(
     actor: str = Record.Actor.PLAYER,
     idempotency_key: str | None = None,
     fingerprint: str = "",
-    viewer: User | None = None,
 ) -> MoveAccepted:
     """Apply one move by the caller's seat (or ``seat_index`` for a bot) and answer the new state.
 
@@ -356,7 +357,8 @@ def move_submit(
     """
     with transaction.atomic():
         match = _lock(match_id)
-        seat = _seat_of(match, user) if user is not None else Seat.objects.get(match=match, index=seat_index)
+        seats = _seats(match)
+        seat = _seat_of(seats, user) if user is not None else seats[seat_index]
         if idempotency_key and user is not None:
             stored = IdempotentRequest.objects.filter(user=user, key=idempotency_key).first()
             if stored is not None:
@@ -378,14 +380,12 @@ def move_submit(
             match, Record.Type.MOVE, actor=actor, seat=seat.index, move=rules.dump_move(parsed), effects=effects, at=now
         )
         if actor == Record.Actor.PLAYER and seat.consecutive_timeouts:
-            Seat.objects.filter(pk=seat.pk).update(consecutive_timeouts=0)
-        _advance(match, rules, new_state, effects, author=seat.index, now=now, record=record)
+            seat.consecutive_timeouts = 0
+            seat.save(update_fields=["consecutive_timeouts"])
+        _advance(match, rules, new_state, effects, seats=seats, author=seat.index, now=now, record=record)
         from games.selectors import state_payload
 
-        body = {
-            "version": match.version,
-            "state": state_payload(match, rules, new_state, seat.index if viewer or user else None),
-        }
+        body = {"version": match.version, "state": state_payload(match, rules, new_state, seat.index, seats)}
         if idempotency_key and user is not None:
             try:
                 with transaction.atomic():
@@ -401,25 +401,27 @@ def move_submit(
 def match_resign(*, match_id: str, user: User) -> Match:
     """Resign the caller's seat; the rules page says what that does to the game."""
     match = _lock(match_id)
-    seat = _seat_of(match, user)
+    seats = _seats(match)
+    seat = _seat_of(seats, user)
     if match.status in (Match.Status.FINISHED, Match.Status.ABORTED):
         raise MatchOver(f"The match is {match.status}.")
     if match.status == Match.Status.OPEN:
         raise Conflict("match_not_started", "The match has not started: leave it instead.")
     if seat.resigned:
         raise Conflict("already_resigned", "You have already resigned.")
-    _resign(match, seat, actor=Record.Actor.PLAYER)
+    _resign(match, seats, seat, actor=Record.Actor.PLAYER)
     return match
 
 
-def _resign(match: Match, seat: Seat, *, actor: str) -> None:
+def _resign(match: Match, seats: list[Seat], seat: Seat, *, actor: str) -> None:
     rules = replay.rules_for(match)
     state = replay.match_state(match)
     new_state, effects = rules.resign(state, seat.index)
     now = timezone.now()
-    Seat.objects.filter(pk=seat.pk).update(resigned=True, deadline=None, clock_started_at=None)
+    seat.resigned, seat.deadline, seat.clock_started_at = True, None, None
+    seat.save(update_fields=["resigned", "deadline", "clock_started_at"])
     record = _append(match, Record.Type.RESIGNED, actor=actor, seat=seat.index, effects=effects, at=now)
-    _advance(match, rules, new_state, effects, author=seat.index, now=now, record=record)
+    _advance(match, rules, new_state, effects, seats=seats, author=seat.index, now=now, record=record)
 
 
 # --- after every engine record ----------------------------------------------------------------
@@ -431,30 +433,39 @@ def _advance(
     state: Any,
     effects: tuple[Effect, ...],
     *,
+    seats: list[Seat],
     author: int | None,
     now: datetime,
     record: Record | None = None,
 ) -> None:
-    """Derive status, result, awaiting, clocks and the game timer from the new state; save the match."""
+    """Derive status, result, awaiting, clocks and the game timer from the new state; save the match.
+
+    ``seats`` are the match's seats, read under the match lock; their clocks are updated in place.
+    """
     outcome = rules.outcome(state)
     match.awaiting = sorted(rules.awaiting(state))
     match.updated_at = now
     if outcome is not None:
         match.status, match.finished_at, match.result = Match.Status.FINISHED, now, outcome.to_json()
         match.timer_key, match.timer_deadline = "", None
-        Seat.objects.filter(match=match).update(deadline=None, clock_started_at=None)
+        if any(s.deadline for s in seats):
+            Seat.objects.filter(match=match).update(deadline=None, clock_started_at=None)
     else:
         _timer_update(match, rules, state, now, record)
-        _clocks_update(match, rules, state, author=author, now=now)
+        _clocks_update(match, rules, state, seats, author=author, now=now)
     match.save()
-    version = match.version
-    transaction.on_commit(lambda: replay.remember(match.id, version, state))
+    match_id, version = match.id, match.version
+    transaction.on_commit(lambda: replay.remember(match_id, version, state))
     if outcome is not None:
         from accounts.services import ratings_update
 
         ratings_update(match)
-    else:
-        transaction.on_commit(lambda: schedule(match.id))
+        return
+    due = min([d for d in (match.timer_deadline, *(s.deadline for s in seats)) if d is not None], default=None)
+    awaiting = set(match.awaiting)
+    bots = any(s.bot and not s.resigned and s.index in awaiting for s in seats)
+    if due is not None or bots:
+        transaction.on_commit(lambda: _wake(match_id, version, due, bots))
 
 
 def _timer_update(match: Match, rules: Rules[Any, Any, Any], state: Any, now: datetime, record: Record | None) -> None:
@@ -475,13 +486,15 @@ def _timer_update(match: Match, rules: Rules[Any, Any, Any], state: Any, now: da
             Record.objects.filter(pk=record.pk).update(effects=record.effects)
 
 
-def _clocks_update(match: Match, rules: Rules[Any, Any, Any], state: Any, *, author: int | None, now: datetime) -> None:
+def _clocks_update(
+    match: Match, rules: Rules[Any, Any, Any], state: Any, seats: list[Seat], *, author: int | None, now: datetime
+) -> None:
     """Stop the clocks of seats no longer awaited (or that just moved), start those newly awaited."""
     tc = match.time_control
     if not tc:
         return
     clocked = rules.clocked_seats(state)
-    for seat in Seat.objects.filter(match=match):
+    for seat in seats:
         running = seat.deadline is not None
         should = seat.index in clocked and not seat.resigned
         changed = False
@@ -507,23 +520,26 @@ def next_deadline(match: Match) -> datetime | None:
 
 
 def schedule(match_id: str) -> None:
+    """Queue what the match waits for now (its next deadline, its bots), reading it afresh."""
+    match = Match.objects.filter(id=match_id, status=Match.Status.ACTIVE).first()
+    if match is not None:
+        _wake(match.id, match.version, next_deadline(match), bool(bot_seats_to_play(match)))
+
+
+def _wake(match_id: str, version: int, due: datetime | None, bots: bool) -> None:
     """After a commit: queue the deadline timer if it is due soon, and the bots if one is awaited.
 
     A broker failure is logged, never raised: the beat sweep finds every due deadline and bot turn.
     """
     from games import tasks
 
-    match = Match.objects.filter(id=match_id).first()
-    if match is None or match.status != Match.Status.ACTIVE:
-        return
     try:
-        due = next_deadline(match) if _timers_run_later(tasks) else None
-        if due is not None:
+        if due is not None and _timers_run_later(tasks):
             wait = (due - timezone.now()).total_seconds()
             if wait <= settings.TABULA_TIMER_HORIZON_S:
-                tasks.deadline_fire.apply_async((match.id, match.version), countdown=max(0.0, wait) + TIMER_SLACK_S)
-        if not bots_inline.get() and bot_seats_to_play(match):
-            tasks.bots_play.delay(match.id, match.version)
+                tasks.deadline_fire.apply_async((match_id, version), countdown=max(0.0, wait) + TIMER_SLACK_S)
+        if bots and not bots_inline.get():
+            tasks.bots_play.delay(match_id, version)
     except Exception:  # the broker is down: the sweep will pick this match up
         log.exception("could not queue timers or bots for match %s", match_id)
 
@@ -577,38 +593,36 @@ def deadlines_process(*, match_id: str, expected_version: int | None = None) -> 
         rules = replay.rules_for(match)
         while appended < MAX_RECORDS_PER_SWEEP and match.status == Match.Status.ACTIVE:
             now = timezone.now()
+            seats = _seats(match)
             if match.timer_deadline is not None and match.timer_deadline <= now:
                 assert rules.expire is not None
                 state, effects = rules.expire(replay.match_state(match))
                 record = _append(match, Record.Type.EXPIRED, actor=Record.Actor.TIMEOUT, effects=effects, at=now)
-                _advance(match, rules, state, effects, author=None, now=now, record=record)
+                _advance(match, rules, state, effects, seats=seats, author=None, now=now, record=record)
                 appended += 1
                 continue
-            seat = (
-                Seat.objects.filter(match=match, deadline__lte=now, resigned=False)
-                .order_by("deadline", "index")
-                .first()
-            )
-            if seat is None:
+            due = [s for s in seats if s.deadline is not None and s.deadline <= now and not s.resigned]
+            if not due:
                 break
-            _seat_timeout(match, rules, seat, now)
+            _seat_timeout(match, rules, seats, min(due, key=lambda s: (s.deadline, s.index)), now)
             appended += 1
     return appended
 
 
-def _seat_timeout(match: Match, rules: Rules[Any, Any, Any], seat: Seat, now: datetime) -> None:
+def _seat_timeout(match: Match, rules: Rules[Any, Any, Any], seats: list[Seat], seat: Seat, now: datetime) -> None:
+    """The seat's clock ran out: its default move (or a forfeit), and a bot after ``bot_after`` in a row."""
     tc = match.time_control or {}
     seat.consecutive_timeouts += 1
-    Seat.objects.filter(pk=seat.pk).update(consecutive_timeouts=seat.consecutive_timeouts)
+    seat.save(update_fields=["consecutive_timeouts"])
     if tc.get("on_timeout") == "forfeit":
-        _resign(match, seat, actor=Record.Actor.TIMEOUT)
+        _resign(match, seats, seat, actor=Record.Actor.TIMEOUT)
         return
     state, effects = rules.timeout(replay.match_state(match), seat.index)
     record = _append(match, Record.Type.TIMEOUT, actor=Record.Actor.TIMEOUT, seat=seat.index, effects=effects, at=now)
-    _advance(match, rules, state, effects, author=seat.index, now=now, record=record)
     bot_after = tc.get("bot_after")
-    if bot_after and seat.consecutive_timeouts >= bot_after and not seat.bot and match.status == Match.Status.ACTIVE:
-        Seat.objects.filter(pk=seat.pk).update(bot=TAKEOVER_BOT_LEVEL)
+    if bot_after and seat.consecutive_timeouts >= bot_after and not seat.bot and rules.outcome(state) is None:
+        seat.bot = TAKEOVER_BOT_LEVEL
+        seat.save(update_fields=["bot"])
         _append(
             match,
             Record.Type.BOT_TOOK_OVER,
@@ -616,7 +630,7 @@ def _seat_timeout(match: Match, rules: Rules[Any, Any, Any], seat: Seat, now: da
             seat=seat.index,
             data={"level": TAKEOVER_BOT_LEVEL, "after_timeouts": seat.consecutive_timeouts},
         )
-        match.save(update_fields=["version"])
+    _advance(match, rules, state, effects, seats=seats, author=seat.index, now=now, record=record)
 
 
 def due_match_ids(now: datetime | None = None, limit: int = 500) -> list[str]:

@@ -220,14 +220,12 @@ class MatchStateApi(APIView):
         responses={200: StateSerializer, 304: OpenApiResponse(description="Unchanged since the ETag"), 404: P},
     )
     def get(self, request: Request, match_id: str) -> Response:
-        match = Match.objects.filter(id=match_id).first()
-        if match is None:
-            raise NotFound(f"No match {match_id!r}.")
-        seat = selectors.seat_index_of(match, request.user)
+        match = selectors.match_with_seat_of(match_id, request.user)
+        seat = match.caller_seat
         etag = selectors.state_etag(match, seat)
         if etag in {t.strip() for t in request.headers.get("If-None-Match", "").split(",")}:
             return Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": etag})
-        return Response(selectors.match_state_view(match, request.user), headers={"ETag": etag})
+        return Response(selectors.match_state_view(match, seat), headers={"ETag": etag})
 
 
 class MoveSubmitApi(APIView):

@@ -17,12 +17,13 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 if CELERY_BROKER_URL.startswith("filesystem://"):  # noqa: F405
     # Tests keep their own queue, apart from a `make run` on the same checkout.
     _test_broker = VAR_DIR / "test-broker"
-    for _folder in ("queue", "processed"):
+    for _folder in ("queue", "processed", "control"):
         (_test_broker / _folder).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_test_broker / "queue"),
         "data_folder_out": str(_test_broker / "queue"),
         "processed_folder": str(_test_broker / "processed"),
+        "control_folder": str(_test_broker / "control"),
         "store_processed": False,
     }
 
