@@ -1,0 +1,190 @@
+"""What the bench runs against: a throwaway database and a real gunicorn server.
+
+Nothing here touches the developer's ``var/``: every process gets ``TABULA_VAR_DIR`` pointing at the
+run's temporary directory (so the filesystem broker and static files live there too) and a
+``DATABASE_URL`` of its own: a SQLite file in that directory, or a database created for the run on
+a PostgreSQL server and dropped afterwards. Every context manager here undoes what it did, also on
+Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_POSTGRES = "postgres://postgres@127.0.0.1:5432/postgres"
+SERVER_START_S = 60
+
+
+@dataclass(frozen=True)
+class Database:
+    url: str  # a DATABASE_URL
+    kind: str  # "SQLite" or "PostgreSQL"
+    label: str  # where it is, for the report
+
+
+def is_postgres(url: str) -> bool:
+    return url.split(":", 1)[0] in {"postgres", "postgresql", "pgsql"}
+
+
+def with_database_name(url: str, name: str) -> str:
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, parts.netloc, f"/{name}", parts.query, ""))
+
+
+def postgres_server() -> str | None:
+    """The PostgreSQL server to use: DATABASE_URL's, else BENCH_POSTGRES_URL or the local default."""
+    configured = os.environ.get("DATABASE_URL", "")
+    if is_postgres(configured):
+        return configured
+    return os.environ.get("BENCH_POSTGRES_URL", DEFAULT_POSTGRES)
+
+
+def postgres_reachable(url: str) -> str | None:
+    """None when a maintenance connection to ``url``'s server works, else why not."""
+    import psycopg
+
+    try:
+        with psycopg.connect(with_database_name(url, "postgres"), connect_timeout=3):
+            return None
+    except psycopg.Error as exc:
+        return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+
+
+@contextmanager
+def sqlite_database(directory: Path) -> Iterator[Database]:
+    path = directory / "bench.sqlite3"
+    try:
+        yield Database(f"sqlite:///{path}", "SQLite", f"temporary file {path}")
+    finally:
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            Path(f"{path}{suffix}").unlink(missing_ok=True)
+
+
+@contextmanager
+def postgres_database(server_url: str) -> Iterator[Database]:
+    """A database created for this run (``tabula_bench_<pid>``) on ``server_url``'s server, then dropped."""
+    import psycopg
+    from psycopg import sql
+
+    name = f"tabula_bench_{os.getpid()}"
+    admin = with_database_name(server_url, "postgres")
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    host = urlsplit(server_url).hostname or "localhost"
+    try:
+        yield Database(with_database_name(server_url, name), "PostgreSQL", f"database {name} on {host}")
+    finally:
+        _close_django_connections()
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
+def _close_django_connections() -> None:
+    """Let go of this process's connections to a database about to be dropped."""
+    if "django.db" not in sys.modules:
+        return
+    from django.conf import settings
+    from django.db import connections
+
+    if settings.configured:
+        connections.close_all()
+
+
+def environment(var_dir: Path, database: Database, settings: str) -> dict[str, str]:
+    """The environment of every Django process of the run (this one included)."""
+    return {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": settings,
+        "DATABASE_URL": database.url,
+        "TABULA_VAR_DIR": str(var_dir),
+        "CELERY_BROKER_URL": "filesystem://",
+        "DEBUG": "false",
+        "LOG_LEVEL": "WARNING",
+        "PYTHONPATH": str(ROOT),
+    }
+
+
+def migrate(env: dict[str, str]) -> None:
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--noinput", "--verbosity", "0"],
+        cwd=ROOT,
+        env=env,
+        check=True,
+    )
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@dataclass(frozen=True)
+class Server:
+    base: str  # http://127.0.0.1:PORT
+    command: str  # the gunicorn options, for the report
+
+
+@contextmanager
+def gunicorn(env: dict[str, str], options: list[str], log: Path) -> Iterator[Server]:
+    """Serve ``config.wsgi:application`` on a free port; stop it on exit."""
+    port = free_port()
+    args = [
+        *("--bind", f"127.0.0.1:{port}"),
+        *options,
+        *("--log-level", "warning", "--error-logfile", str(log), "--graceful-timeout", "5"),
+    ]
+    command = [sys.executable, "-m", "gunicorn", "config.wsgi:application", *args]
+    with open(log, "ab") as out:
+        # A session of its own: Ctrl-C reaches only us, and we stop the server in order.
+        proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=out, stderr=out, start_new_session=True)
+    try:
+        _wait_until_serving(proc, port, log)
+        yield Server(f"http://127.0.0.1:{port}", " ".join(options))
+    finally:
+        _stop(proc)
+
+
+def _wait_until_serving(proc: subprocess.Popen[bytes], port: int, log: Path) -> None:
+    deadline = time.monotonic() + SERVER_START_S
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"gunicorn exited with {proc.returncode}:\n{_tail(log)}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1) as sock:
+                sock.sendall(b"GET /api/v1/games HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+                if sock.recv(16).startswith(b"HTTP/"):
+                    return
+        except OSError:
+            pass
+        time.sleep(0.2)
+    raise RuntimeError(f"gunicorn did not answer within {SERVER_START_S} s:\n{_tail(log)}")
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)  # the server's own session: its master and workers
+            proc.wait()
+
+
+def _tail(log: Path, lines: int = 30) -> str:
+    try:
+        return "\n".join(log.read_text(errors="replace").splitlines()[-lines:])
+    except OSError:
+        return ""
