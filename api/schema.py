@@ -39,6 +39,10 @@ def _field(spec: MoveField) -> serializers.Field:
         return serializers.ListField(
             child=serializers.IntegerField(min_value=spec.minimum, max_value=spec.maximum), **common
         )
+    if spec.type == "object":
+        return serializers.DictField(**common)
+    if spec.type == "object_list":
+        return serializers.ListField(child=serializers.DictField(), **common)
     if spec.type == "string_list":
         return serializers.ListField(child=serializers.CharField(), **common)
     return serializers.CharField(**common)

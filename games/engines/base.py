@@ -164,7 +164,7 @@ class Option:
         return out
 
 
-FieldType = Literal["integer", "string", "boolean", "integer_list", "string_list"]
+FieldType = Literal["integer", "string", "boolean", "integer_list", "string_list", "object", "object_list"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,1521 @@
+"""Ecos setup, queries and transitions (ecos.md §B3–§B9). Pure; the only randomness is `games.engines.rng`.
+
+RNG uses (§0.2, §B3): ``rng(seed, "harbinger")``, ``rng(seed, "presets")``,
+``rng(seed, "deck", back)``, ``rng(seed, "draft", back)`` (the reshuffle after a
+draft), ``rng(seed, "draw", draws_total, i)`` (the i-th token of a draw) and
+``rng(seed, "rebuild", rebuilds, back)`` (a deck rebuilt from the discards).
+"""
+
+from __future__ import annotations
+
+import json
+import operator
+from collections.abc import Sequence
+from typing import Any
+
+from games.engines.base import JSON, Effect, IllegalMove, InvalidOptions, NotAwaited, Outcome, Seat, put
+from games.engines.ecos.board import SPECIES, Hex, Tile, canon, hex_key, parse_hex, tile_ok
+from games.engines.ecos.cards import CARD_IDS, CARDS, PLACEMENT_OPS, PRESETS, SPECIES_IDS, Step
+from games.engines.ecos.effects import Choice, apply_choice, default_choice, options, score_value
+from games.engines.ecos.model import (
+    ACTIVE_COUNT,
+    BAG_COUNTS,
+    DECK_SOURCES,
+    DEFAULT_TARGET,
+    ENERGY_TOTAL,
+    FORESTS,
+    HAND_SIZE,
+    LAND_TILES,
+    MOUNTAINS,
+    PACK_SIZE,
+    PLAYERS,
+    PROMPT_MOVE,
+    REPLACE_LIMIT,
+    ROUND_LIMIT,
+    START_ENERGY,
+    START_MAPS,
+    STATE_FIELDS,
+    TIEBREAK_LIMIT,
+    TOKENS,
+    TWO_PLAYER_DEAL,
+    WATER_TILES,
+    Answer,
+    ChooseActive,
+    Config,
+    DialGainCard,
+    DialReward,
+    DraftPick,
+    Eco,
+    EffectMove,
+    GainCard,
+    GainCardKeep,
+    InPlay,
+    Move,
+    Prompt,
+    Respond,
+    SeatState,
+    State,
+    Task,
+    back_of,
+)
+from games.engines.rng import pick, randbelow, rng, sample, shuffled
+
+# --- fast copies (dataclasses.replace costs ~15 µs on a 45-field State) ---------------------
+
+_STATE_VALUES = operator.attrgetter(*STATE_FIELDS)
+_STATE_INDEX = {name: i for i, name in enumerate(STATE_FIELDS)}
+_SEAT_FIELDS = tuple(SeatState.__dataclass_fields__)
+_SEAT_VALUES = operator.attrgetter(*_SEAT_FIELDS)
+_SEAT_INDEX = {name: i for i, name in enumerate(_SEAT_FIELDS)}
+
+
+def _evolve(state: State, **changes: Any) -> State:
+    """`dataclasses.replace` for `State`, without its per-field bookkeeping."""
+    values = list(_STATE_VALUES(state))
+    for name, value in changes.items():
+        values[_STATE_INDEX[name]] = value
+    return State(*values)
+
+
+def _seat_with(st: SeatState, **changes: Any) -> SeatState:
+    """`dataclasses.replace` for `SeatState`."""
+    values = list(_SEAT_VALUES(st))
+    for name, value in changes.items():
+        values[_SEAT_INDEX[name]] = value
+    return SeatState(*values)
+
+
+def _cubes(ip: InPlay, cubes: tuple[bool, ...]) -> InPlay:
+    """The same card in play with other cubes."""
+    return InPlay(ip.card, ip.uses_left, cubes)
+
+
+# --- the working copy of one transition -----------------------------------------------------
+
+
+class _W:
+    """A mutable copy of a `State` for the length of one transition; `freeze` makes the new state.
+
+    It is also the effect interpreter's `Env`: ``board``, the supplies, ``binds`` and ``removed``.
+    """
+
+    def __init__(self, s: State) -> None:
+        self.__dict__.update(zip(STATE_FIELDS, _STATE_VALUES(s), strict=True))
+        self._tiles = s.tiles
+        self._board: dict[Hex, Tile] | None = None
+        self.animals = dict(zip(SPECIES_IDS, s.animal_supply, strict=True))
+        self.binds = {k: frozenset(v) for k, v in s.binds}
+        self.removed = list(s.removed)
+        self.fx: list[Effect] = []
+
+    # Attributes copied from State (declared for readers; set in __init__).
+    config: Config
+    seed: int
+    phase: str
+    seats: tuple[SeatState, ...]
+    land: int
+    water: int
+    mountains: int
+    forests: int
+    energy: int
+    bag: tuple[int, ...]
+    forced: tuple[str, ...]
+    harbinger: int
+    round: int
+    draw: int
+    draws_total: int
+    tiebreak: bool
+    tiebreak_draws: int
+    current_draw: tuple[str, ...]
+    drawn_this_round: tuple[str, ...]
+    blue: tuple[str, ...]
+    brown: tuple[str, ...]
+    faceup: tuple[str, ...]
+    discard: tuple[str, ...]
+    rebuilds: int
+    answers: tuple[tuple[Answer, ...], ...]
+    auto: tuple[tuple[int, ...], ...]
+    replaced: tuple[int, ...]
+    cursor: int | None
+    queue: tuple[Task, ...]
+    eco_seats: tuple[int, ...]
+    prompt: Prompt | None
+    draft_color: str
+    draft_left: int
+    packs: tuple[tuple[str, ...], ...]
+    picks: tuple[tuple[str, ...], ...]
+    choose: tuple[int, ...]
+    winners: tuple[int, ...]
+    reason: str
+
+    @property
+    def board(self) -> dict[Hex, Tile]:
+        """The map as a dict, made on first use."""
+        if self._board is None:
+            self._board = dict(self._tiles)
+        return self._board
+
+    @property
+    def players(self) -> int:
+        return self.config.players
+
+    def freeze(self) -> State:
+        """The new State (the map re-sorted only when it was touched)."""
+        d = self.__dict__
+        d["tiles"] = (
+            self._tiles if self._board is None else tuple(sorted(self._board.items(), key=lambda kv: canon(kv[0])))
+        )
+        d["animal_supply"] = tuple(self.animals[s] for s in SPECIES_IDS)
+        d["binds"] = tuple((k, tuple(sorted(v, key=canon))) for k, v in sorted(self.binds.items()))
+        d["removed"] = tuple(self.removed)
+        return State(*[d[name] for name in STATE_FIELDS])
+
+    def emit(self, kind: str, data: dict[str, Any], to: Seat | None = None) -> None:
+        """Report an effect; ``to`` makes it private to one seat."""
+        self.fx.append(Effect(kind, data, None if to is None else frozenset({to})))
+
+    def seat(self, s: Seat) -> SeatState:
+        """One seat's state."""
+        return self.seats[s]
+
+    def set_seat(self, s: Seat, **changes: Any) -> None:
+        """Replace some fields of one seat."""
+        self.seats = put(self.seats, s, _seat_with(self.seats[s], **changes))
+
+    def deck(self, back: str) -> tuple[str, ...]:
+        """The deck of a back, top first."""
+        return self.blue if back == "blue" else self.brown
+
+    def set_deck(self, back: str, cards: tuple[str, ...]) -> None:
+        """Replace the deck of a back."""
+        if back == "blue":
+            self.blue = cards
+        else:
+            self.brown = cards
+
+
+def _active_seats(s: State | _W) -> list[Seat]:
+    """Seats that have not resigned."""
+    return [i for i, st in enumerate(s.seats) if not st.resigned]
+
+
+def _sorted_hand(cards: Sequence[str]) -> tuple[str, ...]:
+    """A hand is kept sorted by card id."""
+    return tuple(sorted(cards))
+
+
+def _fresh(card: str) -> InPlay:
+    """A card entering a tableau (§B5): uses_left = leaves, empty slots."""
+    c = CARDS[card]
+    return InPlay(card, c.leaves, (False,) * len(c.slots))
+
+
+# --- 3. setup -------------------------------------------------------------------------------
+
+
+def _opt_int(value: Any, name: str, lo: int) -> int:
+    """An integer option, or InvalidOptions."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < lo:
+        raise InvalidOptions(f"option {name!r} must be an integer >= {lo}")
+    return value
+
+
+def parse_config(options: JSON, players: int) -> Config:
+    """Options of §B3.3 → `Config`; raises `InvalidOptions`."""
+    if not isinstance(options, dict):
+        raise InvalidOptions("options must be an object")
+    if players not in PLAYERS:
+        raise InvalidOptions(f"Ecos takes 2–6 players, not {players}")
+    known = {"target_score", "cards", "preset_seats", "start_map", "setup"}
+    for key in options:
+        if key not in known:
+            raise InvalidOptions(f"unknown option {key!r}")
+    target = _opt_int(options.get("target_score", DEFAULT_TARGET), "target_score", 1)
+    cards = options.get("cards", "preset")
+    if cards not in ("preset", "draft"):
+        raise InvalidOptions("option 'cards' must be 'preset' or 'draft'")
+    raw_seats = options.get("preset_seats", [])
+    if not isinstance(raw_seats, list) or any(isinstance(x, bool) or not isinstance(x, int) for x in raw_seats):
+        raise InvalidOptions("option 'preset_seats' must be a list of seats")
+    if len(set(raw_seats)) != len(raw_seats) or any(not 0 <= x < players for x in raw_seats):
+        raise InvalidOptions("option 'preset_seats' lists a seat twice or a seat that does not exist")
+    if raw_seats and cards != "draft":
+        raise InvalidOptions("option 'preset_seats' goes with cards: 'draft' (§B3 item 5)")
+    start_map = options.get("start_map", "standard")
+    if start_map not in START_MAPS:
+        raise InvalidOptions("option 'start_map' must be 'standard' or 'line'")
+    setup = None
+    if "setup" in options and options["setup"] is not None:
+        setup = json.dumps(options["setup"], sort_keys=True, separators=(",", ":"))
+    config = Config(players, target, cards, tuple(sorted(raw_seats)), start_map, setup)
+    if setup is not None:
+        _setup_state(config, 0)  # refuses a setup that breaks the rules (§B3.3)
+    return config
+
+
+def _base_state(config: Config, seed: int, seats: tuple[SeatState, ...], tiles: dict[Hex, Tile], harbinger: int) -> _W:
+    """A working state with full bag and the supplies that follow from ``seats`` and ``tiles``."""
+    n = config.players
+    on_map_land = sum(1 for t in tiles.values() if t.terrain != "water")
+    animals = [0] * len(SPECIES_IDS)
+    for t in tiles.values():
+        if t.animal is not None:
+            animals[SPECIES_IDS.index(t.animal)] += 1
+    held = sum(st.energy + sum(sum(ip.cubes) for ip in st.tableau) for st in seats)
+    state = State(
+        config=config,
+        seed=seed,
+        phase="respond",
+        seats=seats,
+        tiles=tuple(sorted(tiles.items(), key=lambda kv: canon(kv[0]))),
+        land=LAND_TILES - on_map_land,
+        water=WATER_TILES - (len(tiles) - on_map_land),
+        mountains=MOUNTAINS - sum(t.mountain for t in tiles.values()),
+        forests=FORESTS - sum(t.forests for t in tiles.values()),
+        energy=ENERGY_TOTAL - held,
+        animal_supply=tuple(SPECIES[s].count - animals[i] for i, s in enumerate(SPECIES_IDS)),
+        bag=BAG_COUNTS,
+        forced=(),
+        harbinger=harbinger,
+        round=1,
+        draw=0,
+        draws_total=0,
+        tiebreak=False,
+        tiebreak_draws=0,
+        current_draw=(),
+        drawn_this_round=(),
+        blue=(),
+        brown=(),
+        faceup=(),
+        discard=(),
+        rebuilds=0,
+        answers=((),) * n,
+        auto=((),) * n,
+        replaced=(0,) * n,
+        cursor=None,
+        queue=(),
+        eco_seats=(),
+        binds=(),
+        removed=(),
+        prompt=None,
+        draft_color="",
+        draft_left=0,
+        packs=((),) * n,
+        picks=((),) * n,
+        choose=(0,) * n,
+        winners=(),
+        reason="",
+    )
+    return _W(state)
+
+
+def initial_state(config: Config, seed: int) -> State:
+    """§B3: the map, seats, Harbinger, bag and cards; the game then goes to its first prompt."""
+    return start(config, seed)[0]
+
+
+def start(config: Config, seed: int) -> tuple[State, tuple[Effect, ...]]:
+    """`initial_state` plus what the setup told each seat (its hand, its pack, the first draw)."""
+    w = _setup_state(config, seed) if config.setup is not None else _opening(config, seed)
+    return w.freeze(), tuple(w.fx)
+
+
+def _announce(w: _W) -> None:
+    """The public start of the match, and each seat's dealt hand, to that seat only."""
+    w.emit("game_started", {"harbinger": w.harbinger, "cards": w.config.cards, "start_map": w.config.start_map})
+    for s, st in enumerate(w.seats):
+        if st.hand:
+            w.emit("hand_dealt", {"seat": s, "cards": list(st.hand)}, to=s)
+
+
+def _opening(config: Config, seed: int) -> _W:
+    """The random setup of §B3 (presets, decks, 2-player deals, draft or first draw)."""
+    n = config.players
+    tiles = {h: Tile(terrain) for h, terrain in START_MAPS[config.start_map]}
+    harbinger = randbelow(rng(seed, "harbinger"), n)
+    w = _base_state(config, seed, tuple(SeatState() for _ in range(n)), tiles, harbinger)
+    preset_seats = list(range(n)) if config.cards == "preset" else list(config.preset_seats)
+    presets = sample(PRESETS, len(preset_seats), rng(seed, "presets"))
+    used: set[str] = set()
+    for s, preset in zip(preset_seats, presets, strict=True):
+        mine = [c for c in CARD_IDS if CARDS[c].preset == preset]
+        used.update(mine)
+        tableau = tuple(_fresh(c) for c in mine if CARDS[c].active)
+        w.set_seat(s, tableau=tableau, hand=_sorted_hand([c for c in mine if not CARDS[c].active]))
+    for back in ("blue", "brown"):
+        rest = [c for c in CARD_IDS if c not in used and CARDS[c].back == back]
+        w.set_deck(back, tuple(shuffled(rest, rng(seed, "deck", back))))
+    drafting = [s for s in range(n) if s not in preset_seats]
+    if n == 2:
+        # §B3.1: preset seats draw 4 brown then 2 blue; drafting seats are dealt 2 blue and 4 brown.
+        for s in preset_seats:
+            _deal(w, s, "brown", TWO_PLAYER_DEAL["brown"])
+            _deal(w, s, "blue", TWO_PLAYER_DEAL["blue"])
+        for s in drafting:
+            _deal(w, s, "blue", TWO_PLAYER_DEAL["blue"])
+            _deal(w, s, "brown", TWO_PLAYER_DEAL["brown"])
+    _announce(w)
+    if drafting:
+        _open_draft(w, "blue")
+    elif n == 2:
+        _open_choose(w)
+    else:
+        _draw(w)
+    _run(w)
+    return w
+
+
+def _deal(w: _W, s: Seat, back: str, k: int) -> None:
+    """Move the top ``k`` cards of a deck into a hand."""
+    deck = w.deck(back)
+    w.set_deck(back, deck[k:])
+    w.set_seat(s, hand=_sorted_hand(w.seat(s).hand + deck[:k]))
+
+
+def _drafting(w: State | _W) -> list[Seat]:
+    """Seats that draft (§B3 item 5, `preset_seats`)."""
+    config = w.config
+    if config.cards != "draft":
+        return []
+    return [s for s in range(config.players) if s not in config.preset_seats]
+
+
+def _keep(w: State | _W) -> int:
+    """Cards per draft pick: 2 in a 2-player game (§B3.1), else 1."""
+    return 2 if w.config.players == 2 else 1
+
+
+def _open_draft(w: _W, back: str) -> None:
+    """§B3.2: deal a pack of 5 blue (or 9 brown) to each drafting seat, in seat order."""
+    w.phase = "draft"
+    w.draft_color = back
+    w.draft_left = (HAND_SIZE[back] // 2) if w.players == 2 else HAND_SIZE[back]
+    packs = list(w.packs)
+    for s in _drafting(w):
+        deck = w.deck(back)
+        packs[s] = _sorted_hand(deck[: PACK_SIZE[back]])
+        w.set_deck(back, deck[PACK_SIZE[back] :])
+        w.emit("pack_received", {"seat": s, "cards": list(packs[s])}, to=s)
+    w.packs = tuple(packs)
+    w.picks = ((),) * w.players
+    w.replaced = (0,) * w.players
+
+
+def _open_choose(w: _W) -> None:
+    """§B3.1/§B3.2 item 3: each concerned seat chooses its starting active cards."""
+    w.phase = "choose_active"
+    w.draft_color = ""
+    w.draft_left = 0
+    drafting = _drafting(w)
+    two = w.players == 2
+    choose = []
+    for s in range(w.players):
+        if s in drafting:
+            choose.append(5 if two else ACTIVE_COUNT)
+        else:
+            choose.append(2 if two else 0)
+    w.choose = tuple(choose)
+    w.picks = ((),) * w.players
+    w.replaced = (0,) * w.players
+    if not any(choose):
+        _draw(w)
+
+
+# --- the `setup` fixture (§B3.3) ------------------------------------------------------------
+
+
+def _bad(message: str) -> InvalidOptions:
+    """An InvalidOptions naming the fixture field at fault."""
+    return InvalidOptions(f"setup: {message}")
+
+
+def _fixture_obj(value: Any, where: str, allowed: set[str]) -> dict[str, Any]:
+    """A fixture object with only known fields."""
+    if not isinstance(value, dict):
+        raise _bad(f"{where} must be an object")
+    for key in value:
+        if key not in allowed:
+            raise _bad(f"{where}: unknown field {key!r}")
+    return value
+
+
+def _fixture_int(value: Any, where: str, lo: int, hi: int | None = None) -> int:
+    """A fixture integer in range."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < lo or (hi is not None and value > hi):
+        raise _bad(f"{where} must be an integer in {lo}..{hi if hi is not None else '∞'}")
+    return value
+
+
+def _fixture_cards(value: Any, where: str) -> list[str]:
+    """A fixture list of card ids."""
+    if not isinstance(value, list) or any(c not in CARDS for c in value):
+        raise _bad(f"{where} must be a list of card ids")
+    return list(value)
+
+
+def _setup_state(config: Config, seed: int) -> _W:
+    """Build the position of a `setup` fixture; raises `InvalidOptions` when it breaks the rules."""
+    assert config.setup is not None
+    raw = _fixture_obj(
+        json.loads(config.setup),
+        "setup",
+        {"seats", "map", "harbinger", "round", "draws", "decks", "faceup", "discard"},
+    )
+    n = config.players
+    raw_seats = raw.get("seats")
+    if not isinstance(raw_seats, list) or len(raw_seats) != n:
+        raise _bad(f"seats must list one entry per seat ({n})")
+    placed: list[str] = []
+    seats = []
+    for s, rs in enumerate(raw_seats):
+        rs = _fixture_obj(rs, f"seats[{s}]", {"tableau", "hand", "energy_available", "dial", "score"})
+        tableau = []
+        if not isinstance(rs.get("tableau", []), list):
+            raise _bad(f"seats[{s}].tableau must be a list")
+        for i, entry in enumerate(rs.get("tableau", [])):
+            at = f"seats[{s}].tableau[{i}]"
+            entry = _fixture_obj(entry, at, {"card", "uses_left", "cubes"})
+            card = entry.get("card")
+            if card not in CARDS:
+                raise _bad(f"{at}.card is not a card id")
+            c = CARDS[card]
+            uses = _fixture_int(entry.get("uses_left", c.leaves), f"{at}.uses_left", 1, c.leaves)
+            cubes = entry.get("cubes", [False] * len(c.slots))
+            if not isinstance(cubes, list) or len(cubes) != len(c.slots) or any(not isinstance(x, bool) for x in cubes):
+                raise _bad(f"{at}.cubes must be {len(c.slots)} booleans")
+            if all(cubes):
+                raise _bad(f"{at}: a card in play cannot have every slot filled")
+            tableau.append(InPlay(card, uses, tuple(cubes)))
+            placed.append(card)
+        hand = _fixture_cards(rs.get("hand", []), f"seats[{s}].hand")
+        placed.extend(hand)
+        seats.append(
+            SeatState(
+                tableau=tuple(tableau),
+                hand=_sorted_hand(hand),
+                energy=_fixture_int(rs.get("energy_available", START_ENERGY), f"seats[{s}].energy_available", 0),
+                dial=_fixture_int(rs.get("dial", 0), f"seats[{s}].dial", 0, 2),
+                score=_fixture_int(rs.get("score", 0), f"seats[{s}].score", 0),
+            )
+        )
+    if "map" in raw:
+        rmap = _fixture_obj(raw["map"], "map", set(raw["map"]) if isinstance(raw["map"], dict) else set())
+        tiles = {}
+        for key, rt in rmap.items():
+            try:
+                h = parse_hex(key)
+            except ValueError as err:
+                raise _bad(f"map: {err}") from None
+            rt = _fixture_obj(rt, f"map[{key}]", {"terrain", "mountain", "forests", "animal"})
+            terrain = rt.get("terrain")
+            if terrain not in ("water", "desert", "grassland"):
+                raise _bad(f"map[{key}].terrain must be water, desert or grassland")
+            mountain = rt.get("mountain", False)
+            animal = rt.get("animal")
+            if not isinstance(mountain, bool) or (animal is not None and animal not in SPECIES):
+                raise _bad(f"map[{key}]: bad mountain or animal")
+            tiles[h] = Tile(terrain, mountain, _fixture_int(rt.get("forests", 0), f"map[{key}].forests", 0), animal)
+        if not tiles:
+            raise _bad("map must hold at least one tile")
+    else:
+        tiles = {h: Tile(terrain) for h, terrain in START_MAPS[config.start_map]}
+    for h in tiles:
+        if not tile_ok(tiles, h):
+            raise _bad(f"map[{hex_key(h)}]: a token breaks a capacity or a habitat (§B2.2)")
+    harbinger = _fixture_int(raw.get("harbinger", 0), "harbinger", 0, n - 1)
+    w = _base_state(config, seed, tuple(seats), tiles, harbinger)
+    w.round = _fixture_int(raw.get("round", 1), "round", 1)
+    draws = raw.get("draws", [])
+    if not isinstance(draws, list) or any(t not in TOKENS for t in draws):
+        raise _bad("draws must be a list of element tokens")
+    w.forced = tuple(draws)
+    decks = _fixture_obj(raw.get("decks", {}), "decks", {"blue", "brown"})
+    for back in ("blue", "brown"):
+        top = _fixture_cards(decks.get(back, []), f"decks.{back}")
+        if any(CARDS[c].back != back for c in top):
+            raise _bad(f"decks.{back} holds a card of the other back")
+        placed.extend(top)
+        w.set_deck(back, tuple(top))
+    w.faceup = tuple(_fixture_cards(raw.get("faceup", []), "faceup"))
+    w.discard = tuple(_fixture_cards(raw.get("discard", []), "discard"))
+    placed.extend(w.faceup + w.discard)
+    if len(set(placed)) != len(placed):
+        dup = sorted({c for c in placed if placed.count(c) > 1})
+        raise _bad(f"cards in two places: {dup}")
+    for back in ("blue", "brown"):
+        rest = tuple(c for c in CARD_IDS if c not in set(placed) and CARDS[c].back == back)
+        w.set_deck(back, w.deck(back) + rest)
+    supplies = (w.land, w.water, w.mountains, w.forests, w.energy, *w.animals.values())
+    if any(x < 0 for x in supplies):
+        raise _bad("more tiles, tokens or cubes than the game has (§B2)")
+    _announce(w)
+    _draw(w)
+    _run(w)
+    return w
+
+
+# --- 4. queries -----------------------------------------------------------------------------
+
+
+def _owed(s: State | _W, seat: Seat) -> tuple[int, ...]:
+    """The drawn tokens ``seat`` must answer itself (the others were rotated automatically)."""
+    auto = s.auto[seat]
+    return tuple(i for i in range(len(s.current_draw)) if i not in auto)
+
+
+def _answered(s: State | _W, seat: Seat) -> set[int]:
+    """Tokens the seat has answered itself in the open `respond`."""
+    auto = s.auto[seat]
+    return {a.token for a in s.answers[seat] if a.token not in auto}
+
+
+def _respond_complete(s: State | _W, seat: Seat) -> bool:
+    """Has the seat an answer for every drawn token?"""
+    return len(s.answers[seat]) >= len(s.current_draw)
+
+
+def _picks_needed(s: State | _W, seat: Seat) -> int:
+    """Cards the seat must pick in the open draft or choose prompt."""
+    if s.phase == "draft":
+        return _keep(s) if seat in _drafting(s) else 0
+    return s.choose[seat]
+
+
+def awaiting(state: State) -> frozenset[Seat]:
+    """Seats that owe an answer to the open prompt (§B10); empty iff the game is over."""
+    phase = state.phase
+    if phase == "respond":
+        return frozenset(
+            s for s in range(state.players) if not state.seats[s].resigned and not _respond_complete(state, s)
+        )
+    if phase in ("draft", "choose_active"):
+        return frozenset(
+            s
+            for s in range(state.players)
+            if not state.seats[s].resigned and len(state.picks[s]) < _picks_needed(state, s)
+        )
+    if phase == "resolve" and state.prompt is not None:
+        return frozenset({state.prompt.seat})
+    return frozenset()
+
+
+def _can_place(st: SeatState, token: str) -> bool:
+    """§B4.1: is there an empty matching slot and a cube to put on it?"""
+    if st.energy == 0 and not any(any(ip.cubes) for ip in st.tableau):
+        return False
+    for ip in st.tableau:
+        slots = CARDS[ip.card].slots
+        for i, filled in enumerate(ip.cubes):
+            if not filled and (token == "wild" or slots[i] == token):
+                return True
+    return False
+
+
+class _Scratch:
+    """§B4.1: a seat's cubes and available count, as its earlier answers of this draw left them."""
+
+    __slots__ = ("cubes", "done", "energy", "order")
+
+    def __init__(self, st: SeatState) -> None:
+        self.cubes = {ip.card: list(ip.cubes) for ip in st.tableau}
+        self.order = [ip.card for ip in st.tableau]
+        self.energy = st.energy
+        self.done: set[str] = set()
+
+    def check(self, a: Answer, token: str) -> str | None:
+        """The first reason ``a`` is illegal here, or None; a legal placement is applied."""
+        if a.kind == "rotate":
+            return None
+        row = self.cubes.get(a.card)
+        if row is None:
+            return "not_in_tableau"
+        if row[a.slot]:
+            return "slot_filled"
+        if token != "wild" and CARDS[a.card].slots[a.slot] != token:
+            return "element_mismatch"
+        if self.energy == 0 and not a.src_card:
+            return "no_energy"
+        if self.energy > 0 and a.src_card:
+            return "move_not_allowed"
+        if a.src_card:
+            src = self.cubes.get(a.src_card)
+            if src is None or a.src_card in self.done or not src[a.src_slot]:
+                return "bad_move_source"
+            src[a.src_slot] = False
+        else:
+            self.energy -= 1
+        row[a.slot] = True
+        if all(row):
+            self.done.add(a.card)
+        return None
+
+
+def _scratch_after(state: State, seat: Seat) -> _Scratch:
+    """The seat's scratch copy after its answers so far."""
+    sc = _Scratch(state.seats[seat])
+    for a in state.answers[seat]:
+        sc.check(a, state.current_draw[a.token])
+    return sc
+
+
+def _respond_moves(state: State, seat: Seat) -> list[Respond]:
+    """One-entry `respond` moves for each token the seat still owes (§B4.1, README *legal_moves*)."""
+    sc = _scratch_after(state, seat)
+    done = _answered(state, seat)
+    out: list[Respond] = []
+    sources = [(c, i) for c in sc.order if c not in sc.done for i, f in enumerate(sc.cubes[c]) if f]
+    for t in _owed(state, seat):
+        if t in done:
+            continue
+        token = state.current_draw[t]
+        for card in sc.order:
+            row, slots = sc.cubes[card], CARDS[card].slots
+            for i, filled in enumerate(row):
+                if filled or (token != "wild" and slots[i] != token):
+                    continue
+                if sc.energy > 0:
+                    out.append(Respond((Answer(t, "place", card, i),)))
+                else:
+                    out.extend(
+                        Respond((Answer(t, "place", card, i, sc_card, sc_slot),)) for sc_card, sc_slot in sources
+                    )
+        out.append(Respond((Answer(t, "rotate"),)))
+    return out
+
+
+def _gain_sources(s: State | _W) -> tuple[list[tuple[str, ...]], list[str]]:
+    """§B7: the deck sources that would reveal a card, and the face-up cards."""
+    avail = {
+        b: len(s.blue if b == "blue" else s.brown) + sum(1 for c in s.discard if back_of(c) == b)
+        for b in ("blue", "brown")
+    }
+    decks = [src for src in DECK_SOURCES if any(avail[b] > 0 for b in src)]
+    return decks, sorted(s.faceup)
+
+
+def _step_of(prompt: Prompt) -> Step:
+    """The effect step an `effect_choice` prompt is about."""
+    return CARDS[prompt.card].effects[prompt.step]
+
+
+def legal_moves(state: State, seat: Seat) -> list[Move]:
+    """Concrete moves for the seat's open prompt, one pick per move (§B10, README *legal_moves*)."""
+    if seat not in awaiting(state):
+        return []
+    phase = state.phase
+    if phase == "respond":
+        return list(_respond_moves(state, seat))
+    if phase == "draft":
+        return [DraftPick((c,)) for c in state.packs[seat] if c not in state.picks[seat]]
+    if phase == "choose_active":
+        return [ChooseActive((c,)) for c in state.seats[seat].hand if c not in state.picks[seat]]
+    prompt = state.prompt
+    assert prompt is not None
+    st = state.seats[seat]
+    if prompt.type == "eco_confirm":
+        return [Eco(True), Eco(False)]
+    if prompt.type == "effect_choice":
+        step = _step_of(prompt)
+        moves: list[Move] = [EffectMove(choice=c) for c in options(_W(state), step)]
+        if step.optional:
+            moves.append(EffectMove(stop=True))
+        return moves
+    if prompt.type == "dial_gain_card":
+        return [DialGainCard(True), DialGainCard(False)]
+    if prompt.type == "dial_reward":
+        moves = [DialReward("energy")] if state.energy > 0 else []
+        return moves + [DialReward("play_card", c) for c in st.hand]
+    if prompt.type == "gain_card_source":
+        decks, faceup = _gain_sources(state)
+        return [GainCard("deck", d) for d in decks] + [GainCard("faceup", card=c) for c in faceup]
+    return [GainCardKeep(c) for c in prompt.revealed]
+
+
+def outcome(state: State) -> Outcome | None:
+    """§B9: ranking by score, resigned seats last; None while playing."""
+    if state.phase != "finished":
+        return None
+    scores = tuple(st.score for st in state.seats)
+    active = _active_seats(state)
+    groups: dict[int, set[Seat]] = {}
+    for s in active:
+        groups.setdefault(scores[s], set()).add(s)
+    ranking = [frozenset(groups[k]) for k in sorted(groups, reverse=True)]
+    if state.reason == "resignation":
+        ranking = [frozenset(state.winners)]
+    resigned = frozenset(s for s in range(state.players) if state.seats[s].resigned)
+    if resigned:
+        ranking.append(resigned)
+    return Outcome(
+        winners=ranking[0],
+        ranking=tuple(ranking),
+        scores=scores,
+        reason=state.reason,
+        extra={"tiebreak_draws": state.tiebreak_draws},
+    )
+
+
+def heuristic(state: State, seat: Seat) -> float:
+    """Score lead, plus a little for cubes already on cards and cubes in hand."""
+    st = state.seats[seat]
+    best_other = max((o.score for i, o in enumerate(state.seats) if i != seat), default=0)
+    placed = sum(sum(ip.cubes) / len(ip.cubes) for ip in st.tableau)
+    return st.score - best_other + 0.5 * placed + 0.1 * st.energy + 0.2 * len(st.hand)
+
+
+# --- 5. transitions -------------------------------------------------------------------------
+
+
+def _move_type(move: Move) -> str:
+    """The `type` of a move."""
+    return move.type
+
+
+def _open_prompt_type(state: State) -> str:
+    """The phase or prompt whose move type the engine expects now."""
+    if state.phase in ("draft", "choose_active", "respond"):
+        return state.phase
+    return state.prompt.type if state.prompt is not None else ""
+
+
+def apply(state: State, seat: Seat, move: Move) -> tuple[State, tuple[Effect, ...]]:
+    """Validate and apply ``seat``'s move (§0.3: not_awaited, then the prompt's reasons in order)."""
+    if state.phase == "finished" or not 0 <= seat < state.players or state.seats[seat].resigned:
+        raise NotAwaited(f"seat {seat} owes no answer")
+    prompt_type = _open_prompt_type(state)
+    if seat not in awaiting(state) and not _may_replace(state, seat, move):
+        raise NotAwaited(f"seat {seat} owes no answer")
+    if PROMPT_MOVE.get(prompt_type) != _move_type(move):
+        raise IllegalMove("wrong_phase", f"the open prompt is {prompt_type}, not {_move_type(move)}")
+    match move:
+        case Respond():
+            return _apply_respond(state, seat, move)
+        case DraftPick() | ChooseActive():
+            return _apply_picks(state, seat, move)
+    w = _W(state)
+    _answer_prompt(w, seat, move, check=True)
+    _run(w)
+    return w.freeze(), tuple(w.fx)
+
+
+def _may_replace(state: State, seat: Seat, move: Move) -> bool:
+    """§0.3: a seat that has answered a simultaneous prompt may still send a replacement of its type."""
+    phase = state.phase
+    if phase not in ("draft", "choose_active", "respond") or PROMPT_MOVE[phase] != _move_type(move):
+        return False
+    return bool(_owed(state, seat)) if phase == "respond" else _picks_needed(state, seat) > 0
+
+
+def _answer_json(a: Answer) -> JSON:
+    """An answer as JSON (§B4.1)."""
+    if a.kind == "rotate":
+        return {"token": a.token, "type": "rotate"}
+    out: JSON = {"token": a.token, "type": "place", "card": a.card, "slot": a.slot}
+    if a.src_card:
+        out["move_cube_from"] = {"card": a.src_card, "slot": a.src_slot}
+    return out
+
+
+def _apply_respond(state: State, seat: Seat, move: Respond) -> tuple[State, tuple[Effect, ...]]:
+    """§B4.1: check the entries in sequence on a scratch copy, then record them (hidden)."""
+    owed = _owed(state, seat)
+    done = _answered(state, seat)
+    complete = done == set(owed)
+    tokens = [a.token for a in move.answers]
+    whole = sorted(tokens) == sorted(owed)
+    if complete and (len(tokens) < len(owed) or state.replaced[seat] >= REPLACE_LIMIT):
+        raise IllegalMove("already_answered", "every token is answered; a replacement is a whole answer")
+    partial = not complete and len(tokens) == 1 and tokens[0] in owed and tokens[0] not in done
+    if not whole and not partial:
+        raise IllegalMove("wrong_answer_count", "one entry per drawn token you owe, each token once")
+    keep = tuple(a for a in state.answers[seat] if a.token in state.auto[seat])
+    base = keep if whole else state.answers[seat]
+    sc = _Scratch(state.seats[seat])
+    for a in base:
+        sc.check(a, state.current_draw[a.token])
+    for a in move.answers:
+        reason = sc.check(a, state.current_draw[a.token])
+        if reason is not None:
+            raise IllegalMove(reason, f"answer for token {a.token} is not legal: {reason}")
+    new_answers = base + move.answers
+    replaced = state.replaced
+    if complete:
+        replaced = put(replaced, seat, replaced[seat] + 1)
+    new_state = _evolve(state, answers=put(state.answers, seat, new_answers), replaced=replaced)
+    now_complete = len(new_answers) >= len(state.current_draw)
+    fx = [
+        Effect("respond_answered", {"seat": seat, "complete": now_complete, "replacement": complete}),
+        Effect("respond_answer", {"seat": seat, "answers": [_answer_json(a) for a in move.answers]}, frozenset({seat})),
+    ]
+    if awaiting(new_state):
+        return new_state, tuple(fx)
+    w = _W(new_state)
+    w.fx = fx
+    _run(w)
+    return w.freeze(), tuple(w.fx)
+
+
+def _apply_picks(state: State, seat: Seat, move: DraftPick | ChooseActive) -> tuple[State, tuple[Effect, ...]]:
+    """§B3.2: a whole choice, or one card per move; hidden until the prompt closes."""
+    need = _picks_needed(state, seat)
+    have = state.picks[seat]
+    cards = move.cards
+    if len(have) >= need and (len(cards) < need or state.replaced[seat] >= REPLACE_LIMIT):
+        raise IllegalMove("already_answered", "your choice is complete; a replacement is a whole choice")
+    whole = len(cards) == need
+    if len(set(cards)) != len(cards) or not (whole or (len(cards) == 1 and cards[0] not in have and len(have) < need)):
+        raise IllegalMove("wrong_card_count", f"pick {need} card(s), or one card per move")
+    pool = state.packs[seat] if state.phase == "draft" else state.seats[seat].hand
+    if any(c not in pool for c in cards):
+        reason = "not_in_pack" if state.phase == "draft" else "not_in_hand"
+        raise IllegalMove(reason, "that card is not yours to pick")
+    picks = tuple(cards) if whole else have + tuple(cards)
+    replaced = state.replaced
+    if len(have) >= need:
+        replaced = put(replaced, seat, replaced[seat] + 1)
+    new_state = _evolve(state, picks=put(state.picks, seat, picks), replaced=replaced)
+    kind = "draft_picked" if state.phase == "draft" else "active_picked"
+    fx = [
+        Effect(kind, {"seat": seat, "complete": len(picks) >= need}),
+        Effect(kind.replace("picked", "pick"), {"seat": seat, "cards": list(picks)}, frozenset({seat})),
+    ]
+    if awaiting(new_state):
+        return new_state, tuple(fx)
+    w = _W(new_state)
+    w.fx = fx
+    _run(w)
+    return w.freeze(), tuple(w.fx)
+
+
+def timeout(state: State, seat: Seat) -> tuple[State, tuple[Effect, ...]]:
+    """§B10 defaults: rotate, lowest ids, resolve, first option / stop, decline, energy, brown+brown."""
+    if seat not in awaiting(state):
+        raise NotAwaited(f"seat {seat} owes no answer")
+    w = _W(state)
+    _default_answer(w, seat)
+    _run(w)
+    return w.freeze(), tuple(w.fx)
+
+
+def resign(state: State, seat: Seat) -> tuple[State, tuple[Effect, ...]]:
+    """§B9: the seat stays in the game, never awaited, its decisions defaulted; last seat standing wins."""
+    if state.phase == "finished" or not 0 <= seat < state.players or state.seats[seat].resigned:
+        raise NotAwaited(f"seat {seat} cannot resign now")
+    w = _W(state)
+    w.set_seat(seat, resigned=True)
+    w.emit("seat_resigned", {"seat": seat})
+    active = _active_seats(w)
+    if len(active) == 1:
+        _finish(w, "resignation", tuple(active))
+        return w.freeze(), tuple(w.fx)
+    if w.phase == "respond":
+        _default_answer(w, seat)
+    _run(w)
+    return w.freeze(), tuple(w.fx)
+
+
+def _default_answer(w: _W, seat: Seat) -> None:
+    """Give ``seat``'s open prompt its default answer (§B3.2, §B10)."""
+    if w.phase == "respond":
+        owed = [t for t in _owed(w, seat) if t not in _answered(w, seat)]
+        if owed:
+            rotates = tuple(Answer(t, "rotate") for t in owed)
+            w.answers = put(w.answers, seat, w.answers[seat] + rotates)
+            w.emit("respond_answered", {"seat": seat, "complete": True, "replacement": False})
+            w.emit("respond_answer", {"seat": seat, "answers": [_answer_json(a) for a in rotates]}, to=seat)
+        return
+    if w.phase in ("draft", "choose_active"):
+        need = _picks_needed(w, seat)
+        have = w.picks[seat]
+        if len(have) < need:
+            pool = w.packs[seat] if w.phase == "draft" else w.seat(seat).hand
+            fill = tuple(c for c in sorted(pool) if c not in have)[: need - len(have)]
+            w.picks = put(w.picks, seat, have + fill)
+            kind = "draft_picked" if w.phase == "draft" else "active_picked"
+            w.emit(kind, {"seat": seat, "complete": True})
+            w.emit(kind.replace("picked", "pick"), {"seat": seat, "cards": list(have + fill)}, to=seat)
+        return
+    if w.prompt is not None and w.prompt.seat == seat:
+        _answer_prompt(w, seat, _default_move(w, w.prompt), check=False)
+
+
+def _default_move(w: _W, prompt: Prompt) -> Move:
+    """The default answer to a resolution prompt (§B5, §B6, §B7, §B8.1)."""
+    kind = prompt.type
+    if kind == "eco_confirm":
+        return Eco(True)
+    if kind == "effect_choice":
+        choice = default_choice(w, _step_of(prompt))
+        return EffectMove(choice=choice) if choice is not None else EffectMove(stop=True)
+    if kind == "dial_gain_card":
+        return DialGainCard(False)
+    if kind == "dial_reward":
+        return DialReward("energy") if w.energy > 0 else DialReward("play_card", w.seat(prompt.seat).hand[0])
+    if kind == "gain_card_source":
+        decks, faceup = _gain_sources(w)
+        return GainCard("deck", decks[0]) if decks else GainCard("faceup", card=faceup[0])
+    return GainCardKeep(prompt.revealed[0])
+
+
+def _answer_prompt(w: _W, seat: Seat, move: Move, *, check: bool) -> None:
+    """Apply an answer to the open resolution prompt; ``check`` validates it first (its reasons, in order)."""
+    prompt = w.prompt
+    assert prompt is not None and prompt.seat == seat
+    match move:
+        case Eco():
+            w.prompt = None
+            if move.resolve:
+                w.queue = (Task("complete", prompt.card), *w.queue)
+            else:
+                _retract(w, seat, prompt)
+        case EffectMove():
+            step = _step_of(prompt)
+            if check and move.stop and not step.optional:
+                raise IllegalMove("cannot_stop", "this step is not optional")
+            if check and not move.stop and move.choice not in options(w, step):
+                raise IllegalMove("not_an_option", "that choice is not one of the options")
+            w.prompt = None
+            if move.stop:
+                w.emit("step_stopped", {"seat": seat, "card": prompt.card, "step": prompt.step})
+            else:
+                assert move.choice is not None
+                _apply_effect_choice(w, seat, prompt.card, prompt.step, move.choice, prompt.remaining)
+        case DialGainCard():
+            w.prompt = None
+            if move.accept:
+                w.set_seat(seat, dial=0)
+                w.emit("dial_reset", {"seat": seat, "reason": "gain_card"})
+                w.queue = (Task("gain"), *w.queue)
+            else:
+                w.emit("dial_gain_declined", {"seat": seat})
+        case DialReward():
+            st = w.seat(seat)
+            if check and move.reward == "play_card" and move.card not in st.hand:
+                raise IllegalMove("not_in_hand", "that card is not in your hand")
+            if check and move.reward == "energy" and w.energy <= 0:
+                raise IllegalMove("supply_empty", "the energy supply is empty")
+            w.prompt = None
+            if move.reward == "energy":
+                w.energy -= 1
+                w.set_seat(seat, energy=st.energy + 1, dial=0)
+                w.emit("dial_reward", {"seat": seat, "reward": "energy"})
+            else:
+                assert move.card is not None
+                hand = tuple(c for c in st.hand if c != move.card)
+                w.set_seat(seat, hand=hand, tableau=(*st.tableau, _fresh(move.card)), dial=0)
+                w.emit("dial_reward", {"seat": seat, "reward": "play_card", "card": move.card})
+        case GainCard():
+            decks, faceup = _gain_sources(w)
+            if check and move.source == "faceup" and move.card not in faceup:
+                raise IllegalMove("not_faceup", "that card is not face up")
+            if check and move.source == "deck" and move.decks not in decks:
+                raise IllegalMove("empty_deck", "that source would reveal no card")
+            w.prompt = None
+            if move.source == "faceup":
+                assert move.card is not None
+                w.faceup = tuple(c for c in w.faceup if c != move.card)
+                st = w.seat(seat)
+                w.set_seat(seat, hand=_sorted_hand((*st.hand, move.card)))
+                w.emit("card_taken", {"seat": seat, "card": move.card})
+            else:
+                _reveal(w, seat, move.decks)
+        case GainCardKeep():
+            if check and move.card not in prompt.revealed:
+                raise IllegalMove("not_revealed", "that card was not revealed to you")
+            w.prompt = None
+            _keep_card(w, seat, move.card, prompt.revealed)
+        case _:
+            raise AssertionError(move)
+
+
+def _retract(w: _W, seat: Seat, prompt: Prompt) -> None:
+    """§B6 item 1, `resolve: false`: the cube goes back to the available cubes and the dial turns."""
+    st = w.seat(seat)
+    tableau = tuple(
+        _cubes(ip, put(ip.cubes, prompt.slot, False)) if ip.card == prompt.card else ip for ip in st.tableau
+    )
+    w.set_seat(seat, tableau=tableau, energy=st.energy + 1)
+    w.emit("eco_retracted", {"seat": seat, "card": prompt.card, "slot": prompt.slot})
+    w.queue = (Task("rotate"), *w.queue)
+
+
+def _reveal(w: _W, seat: Seat, decks: tuple[str, ...]) -> None:
+    """§B7: reveal the named top cards to the seat only, rebuilding an empty deck from its discards."""
+    revealed: list[str] = []
+    for back in decks:
+        if not w.deck(back):
+            _rebuild(w, back)
+        deck = w.deck(back)
+        if deck:
+            revealed.append(deck[0])
+            w.set_deck(back, deck[1:])
+    w.emit("cards_revealed", {"seat": seat, "backs": [back_of(c) for c in revealed]})
+    w.emit("cards_revealed", {"seat": seat, "cards": revealed}, to=seat)
+    if len(revealed) == 1:
+        _keep_card(w, seat, revealed[0], tuple(revealed))
+    else:
+        w.prompt = Prompt("gain_card_keep", seat, revealed=tuple(revealed))
+
+
+def _rebuild(w: _W, back: str) -> None:
+    """§B7 [D]: an empty deck is rebuilt from every discarded card of its back (shuffled)."""
+    cards = [c for c in w.discard if back_of(c) == back]
+    if not cards:
+        return
+    w.discard = tuple(c for c in w.discard if back_of(c) != back)
+    w.set_deck(back, tuple(shuffled(sorted(cards), rng(w.seed, "rebuild", w.rebuilds, back))))
+    w.rebuilds += 1
+    w.emit("deck_rebuilt", {"back": back, "size": len(cards)})
+
+
+def _keep_card(w: _W, seat: Seat, card: str, revealed: tuple[str, ...]) -> None:
+    """The kept card goes to the hand, the other revealed one face up (§B7)."""
+    st = w.seat(seat)
+    w.set_seat(seat, hand=_sorted_hand((*st.hand, card)))
+    w.emit("card_kept", {"seat": seat, "back": back_of(card)})
+    w.emit("card_kept", {"seat": seat, "card": card}, to=seat)
+    for other in revealed:
+        if other != card:
+            w.faceup = (*w.faceup, other)
+            w.emit("faceup_added", {"card": other})
+
+
+def _apply_effect_choice(w: _W, seat: Seat, card: str, step_i: int, choice: Choice, remaining: int) -> None:
+    """Apply one choice of a step; the step continues while iterations remain."""
+    step = CARDS[card].effects[step_i]
+    kind, data = apply_choice(w, step, choice)
+    w.emit(kind, {"seat": seat, "card": card, **data})
+    if remaining > 1:
+        w.queue = (Task("step", card, step=step_i, remaining=remaining - 1), *w.queue)
+
+
+# --- the driver: draws, respond, resolution, end of round -----------------------------------
+
+
+def _run(w: _W) -> None:
+    """Advance until a seat must answer or the game is over (§B4, §B4.2)."""
+    while True:
+        phase = w.phase
+        if phase == "finished":
+            return
+        if w.prompt is not None:
+            if w.seat(w.prompt.seat).resigned:
+                _answer_prompt(w, w.prompt.seat, _default_move(w, w.prompt), check=False)
+                continue
+            return
+        if phase == "respond":
+            if any(not w.seat(s).resigned and not _respond_complete(w, s) for s in range(w.players)):
+                return
+            _close_respond(w)
+        elif phase == "resolve":
+            if w.queue:
+                task, w.queue = w.queue[0], w.queue[1:]
+                _do_task(w, task)
+                continue
+            assert w.cursor is not None
+            nxt = (w.cursor + 1) % w.players
+            if nxt == w.harbinger:
+                _end_draw(w)
+            else:
+                _start_seat(w, nxt)
+        else:  # draft or choose_active
+            for s in range(w.players):
+                if w.seat(s).resigned:
+                    _default_answer(w, s)
+            if any(len(w.picks[s]) < _picks_needed(w, s) for s in range(w.players)):
+                return
+            if phase == "draft":
+                _close_draft_round(w)
+            else:
+                _close_choose(w)
+
+
+def _close_draft_round(w: _W) -> None:
+    """§B3.2: picks go to the hands; the packs pass (blue left, brown right) or go back to the deck."""
+    drafting = _drafting(w)
+    seats, packs = list(w.seats), list(w.packs)
+    for s in drafting:
+        seats[s] = _seat_with(seats[s], hand=_sorted_hand(seats[s].hand + w.picks[s]))
+        packs[s] = tuple(c for c in packs[s] if c not in w.picks[s])
+    w.seats = tuple(seats)
+    w.picks = ((),) * w.players
+    w.replaced = (0,) * w.players
+    w.draft_left -= 1
+    back = w.draft_color
+    if w.draft_left > 0:
+        step = 1 if back == "blue" else -1
+        passed = list(packs)
+        for i, s in enumerate(drafting):
+            passed[drafting[(i + step) % len(drafting)]] = packs[s]
+        w.packs = tuple(passed)
+        w.emit("draft_passed", {"back": back, "direction": "left" if step == 1 else "right"})
+        for s in drafting:
+            w.emit("pack_received", {"seat": s, "cards": list(w.packs[s])}, to=s)
+        return
+    leftovers = [c for s in drafting for c in packs[s]]
+    w.packs = ((),) * w.players
+    w.set_deck(back, tuple(shuffled(sorted([*w.deck(back), *leftovers]), rng(w.seed, "draft", back))))
+    w.emit("draft_ended", {"back": back})
+    if back == "blue":
+        _open_draft(w, "brown")
+    else:
+        _open_choose(w)
+
+
+def _close_choose(w: _W) -> None:
+    """§B3.2 item 3: the chosen cards enter the tableaux (public); the game goes to its first draw."""
+    for s in range(w.players):
+        chosen = w.picks[s]
+        if not chosen:
+            continue
+        st = w.seat(s)
+        w.set_seat(
+            s,
+            tableau=st.tableau + tuple(_fresh(c) for c in sorted(chosen)),
+            hand=tuple(c for c in st.hand if c not in chosen),
+        )
+        w.emit("active_chosen", {"seat": s, "cards": sorted(chosen)})
+    w.picks = ((),) * w.players
+    w.choose = (0,) * w.players
+    _draw(w)
+
+
+def _draw(w: _W) -> None:
+    """§B4 step 1: the server draws 1 token (2 with two players) and opens `respond`."""
+    tokens: list[str] = []
+    bag = list(w.bag)
+    for i in range(2 if w.players == 2 else 1):
+        token = None
+        if w.forced:
+            head = w.forced[0]
+            if bag[TOKENS.index(head)] > 0:
+                token, w.forced = head, w.forced[1:]
+            else:
+                w.forced = ()  # §B3.3: the rest of the list is dropped
+        if token is None:
+            pool = [t for t, k in zip(TOKENS, bag, strict=True) for _ in range(k)]
+            token = pick(pool, rng(w.seed, "draw", w.draws_total, i))
+        bag[TOKENS.index(token)] -= 1
+        tokens.append(token)
+    w.bag = tuple(bag)
+    w.current_draw = tuple(tokens)
+    w.drawn_this_round = w.drawn_this_round + w.current_draw
+    w.draw += 1
+    w.draws_total += 1
+    w.emit(
+        "token_drawn",
+        {"tokens": tokens, "round": w.round, "draw": w.draw, "harbinger": w.harbinger, "tiebreak": w.tiebreak},
+    )
+    _open_respond(w)
+
+
+def _open_respond(w: _W) -> None:
+    """§B4 step 2: seats without a legal placement for a token answer `rotate` at once (public)."""
+    w.phase = "respond"
+    answers, auto = [], []
+    for s, st in enumerate(w.seats):
+        rotated = tuple(i for i, t in enumerate(w.current_draw) if st.resigned or not _can_place(st, t))
+        auto.append(rotated)
+        answers.append(tuple(Answer(i, "rotate") for i in rotated))
+        if rotated:
+            w.emit("auto_rotated", {"seat": s, "tokens": list(rotated)})
+    w.answers, w.auto = tuple(answers), tuple(auto)
+    w.replaced = (0,) * w.players
+
+
+def _close_respond(w: _W) -> None:
+    """§B4 step 3: every answer becomes public; resolution starts with the Harbinger."""
+    w.emit("respond_closed", {"answers": [[_answer_json(a) for a in seat_answers] for seat_answers in w.answers]})
+    w.phase = "resolve"
+    w.eco_seats = ()
+    w.auto = ((),) * w.players
+    w.replaced = (0,) * w.players
+    _start_seat(w, w.harbinger)
+
+
+def _start_seat(w: _W, seat: Seat) -> None:
+    """Move the cursor to ``seat`` and queue its answers in order (§B4.2)."""
+    w.cursor = seat
+    w.queue = tuple(
+        Task("rotate") if a.kind == "rotate" else Task("place", a.card, a.slot, a.src_card, a.src_slot)
+        for a in w.answers[seat]
+    )
+
+
+def _do_task(w: _W, task: Task) -> None:
+    """One unit of the cursor seat's resolution (§B4.2, §B5, §B6, §B8)."""
+    seat = w.cursor
+    assert seat is not None
+    kind = task.kind
+    if kind == "rotate":
+        _rotate(w, seat)
+    elif kind == "place":
+        _place(w, seat, task)
+    elif kind == "complete":
+        _complete(w, seat, task.card)
+    elif kind == "step":
+        _run_step(w, seat, task)
+    elif kind == "gain":
+        decks, faceup = _gain_sources(w)
+        if decks or faceup:
+            w.prompt = Prompt("gain_card_source", seat)
+        else:
+            w.emit("gain_nothing", {"seat": seat})
+    else:  # finish
+        _finish_card(w, seat, task.card)
+
+
+def _rotate(w: _W, seat: Seat) -> None:
+    """§B5: turn the dial; at 2 offer a card, at 3 grant a reward (or reset when none is possible)."""
+    st = w.seat(seat)
+    dial = st.dial + 1
+    w.set_seat(seat, dial=dial)
+    w.emit("dial_rotated", {"seat": seat, "dial": dial})
+    if dial == 2:
+        w.prompt = Prompt("dial_gain_card", seat)
+    elif dial >= 3:
+        if st.hand or w.energy > 0:
+            w.prompt = Prompt("dial_reward", seat)
+        else:
+            w.set_seat(seat, dial=0)
+            w.emit("dial_reward_none", {"seat": seat})
+
+
+def _place(w: _W, seat: Seat, task: Task) -> None:
+    """§B4.2 place: the cube goes on the slot (a moved cube leaves its slot first); a full card is an ECO."""
+    st = w.seat(seat)
+    energy = st.energy
+    tableau = list(st.tableau)
+    index = {ip.card: i for i, ip in enumerate(tableau)}
+    moved = False
+    if task.src_card and task.src_card in index:
+        j = index[task.src_card]
+        if tableau[j].cubes[task.src_slot]:
+            tableau[j] = _cubes(tableau[j], put(tableau[j].cubes, task.src_slot, False))
+            moved = True
+    if not moved:
+        energy -= 1  # a source emptied by an earlier ECO of this seat: its cube is available now
+    i = index[task.card]
+    ip = _cubes(tableau[i], put(tableau[i].cubes, task.slot, True))
+    tableau[i] = ip
+    w.set_seat(seat, tableau=tuple(tableau), energy=energy)
+    src = {"card": task.src_card, "slot": task.src_slot} if moved else None
+    w.emit("cube_placed", {"seat": seat, "card": task.card, "slot": task.slot, "from": src})
+    if not ip.complete:
+        return
+    if any(s != seat for s in w.eco_seats):  # §B6 item 1: an earlier seat resolved an ECO in this draw
+        w.prompt = Prompt(
+            "eco_confirm", seat, task.card, task.slot, task.src_card if moved else "", task.src_slot if moved else -1
+        )
+    else:
+        w.queue = (Task("complete", task.card), *w.queue)
+
+
+def _complete(w: _W, seat: Seat, card: str) -> None:
+    """§B6 items 2–3: the cubes come back, then the effects run top to bottom."""
+    st = w.seat(seat)
+    tableau = list(st.tableau)
+    i = next(k for k, ip in enumerate(tableau) if ip.card == card)
+    back = sum(tableau[i].cubes)
+    tableau[i] = _cubes(tableau[i], (False,) * len(tableau[i].cubes))
+    w.set_seat(seat, tableau=tuple(tableau), energy=st.energy + back)
+    if seat not in w.eco_seats:
+        w.eco_seats = (*w.eco_seats, seat)
+    w.binds, w.removed = {}, []
+    w.emit("eco", {"seat": seat, "card": card, "cubes_returned": back})
+    steps = CARDS[card].effects
+    w.queue = (
+        *(Task("step", card, step=k, remaining=s.count) for k, s in enumerate(steps)),
+        Task("finish", card),
+        *w.queue,
+    )
+
+
+def _run_step(w: _W, seat: Seat, task: Task) -> None:
+    """§B8.1: one step, or one iteration of a placement-type step."""
+    step = CARDS[task.card].effects[task.step]
+    op = step.op
+    if op == "score":
+        vp = score_value(w, step)
+        st = w.seat(seat)
+        w.set_seat(seat, score=st.score + vp)
+        w.emit("scored", {"seat": seat, "card": task.card, "vp": vp, "score": st.score + vp})
+    elif op == "gain_energy":
+        k = min(step.count, w.energy)
+        w.energy -= k
+        w.set_seat(seat, energy=w.seat(seat).energy + k)
+        w.emit("energy_gained", {"seat": seat, "card": task.card, "count": k})
+    elif op == "gain_card":
+        w.queue = (*(Task("gain") for _ in range(step.count)), *w.queue)
+    else:
+        assert op in PLACEMENT_OPS
+        opts = options(w, step)
+        if not opts:
+            w.emit("step_no_target", {"seat": seat, "card": task.card, "step": task.step, "op": op})
+        elif len(opts) == 1 and not step.optional:
+            _apply_effect_choice(w, seat, task.card, task.step, opts[0], task.remaining)
+        else:
+            w.prompt = Prompt("effect_choice", seat, task.card, step=task.step, remaining=task.remaining)
+
+
+def _finish_card(w: _W, seat: Seat, card: str) -> None:
+    """§B6 item 4: one use fewer; the last use sends the card to the public discard pile."""
+    st = w.seat(seat)
+    w.binds, w.removed = {}, []
+    ip = next(ip for ip in st.tableau if ip.card == card)
+    if ip.uses_left <= 1:
+        w.set_seat(seat, tableau=tuple(x for x in st.tableau if x.card != card))
+        w.discard = (*w.discard, card)
+        w.emit("card_discarded", {"seat": seat, "card": card})
+    else:
+        w.set_seat(
+            seat, tableau=tuple(InPlay(x.card, x.uses_left - 1, x.cubes) if x.card == card else x for x in st.tableau)
+        )
+        w.emit("card_used", {"seat": seat, "card": card, "uses_left": ip.uses_left - 1})
+
+
+def _top(w: _W) -> list[Seat]:
+    """The active seats with the highest score."""
+    active = _active_seats(w)
+    best = max(w.seat(s).score for s in active)
+    return [s for s in active if w.seat(s).score == best]
+
+
+def _end_draw(w: _W) -> None:
+    """After a resolution: next draw, end of round (§B4.3), or the end check and tiebreak (§B9)."""
+    w.cursor = None
+    w.queue = ()
+    w.eco_seats = ()
+    w.answers = ((),) * w.players
+    w.auto = ((),) * w.players
+    w.replaced = (0,) * w.players
+    if w.tiebreak:
+        top = _top(w)
+        if len(top) == 1 or w.tiebreak_draws >= TIEBREAK_LIMIT:
+            _finish(w, "target_score", tuple(top))
+        else:
+            _start_tiebreak(w, top)
+        return
+    if "wild" not in w.current_draw:
+        _draw(w)
+        return
+    w.emit("round_ended", {"round": w.round})
+    active = _active_seats(w)
+    if any(w.seat(s).score >= w.config.target_score for s in active):
+        top = _top(w)
+        if len(top) == 1:
+            _finish(w, "target_score", tuple(top))
+        else:
+            _start_tiebreak(w, top)
+        return
+    if w.round >= ROUND_LIMIT:
+        _finish(w, "round_limit", tuple(_top(w)))
+        return
+    w.bag = BAG_COUNTS
+    w.drawn_this_round = ()
+    w.harbinger = (w.harbinger + 1) % w.players
+    w.round += 1
+    w.draw = 0
+    w.emit("round_started", {"round": w.round, "harbinger": w.harbinger})
+    _draw(w)
+
+
+def _start_tiebreak(w: _W, tied: list[Seat]) -> None:
+    """§B9 tiebreak: the next seat becomes Harbinger, the bag is refilled, one more draw."""
+    w.harbinger = (w.harbinger + 1) % w.players
+    w.bag = BAG_COUNTS
+    w.drawn_this_round = ()
+    w.tiebreak = True
+    w.tiebreak_draws += 1
+    w.draw = 0
+    w.emit("tiebreak_started", {"tied": tied, "harbinger": w.harbinger, "tiebreak_draws": w.tiebreak_draws})
+    _draw(w)
+
+
+def _finish(w: _W, reason: str, winners: tuple[Seat, ...]) -> None:
+    """End the match; cards out of play (packs, revealed) go back to their decks."""
+    if any(w.packs):  # a draft cut short by resignations: the packs go back under their deck
+        w.set_deck(w.draft_color, w.deck(w.draft_color) + tuple(sorted(c for p in w.packs for c in p)))
+        w.packs = ((),) * w.players
+    if w.prompt is not None:  # cards revealed to a seat that resigned out of the game go back on top
+        for card in reversed(w.prompt.revealed):
+            w.set_deck(back_of(card), (card, *w.deck(back_of(card))))
+    w.phase = "finished"
+    w.prompt = None
+    w.cursor = None
+    w.queue = ()
+    w.answers = ((),) * w.players
+    w.auto = ((),) * w.players
+    w.picks = ((),) * w.players
+    w.winners = tuple(sorted(winners))
+    w.reason = reason
+    w.emit(
+        "game_over",
+        {
+            "winners": list(w.winners),
+            "reason": reason,
+            "scores": [st.score for st in w.seats],
+            "tiebreak_draws": w.tiebreak_draws,
+        },
+    )
+
+
+# --- 7. invariants --------------------------------------------------------------------------
+
+
+def invariant_violations(state: State) -> list[str]:
+    """Conservation of cards, tokens, cubes, tiles and pieces; legal map; sane seats (§B2)."""
+    out: list[str] = []
+    places: list[str] = [*state.blue, *state.brown, *state.faceup, *state.discard]
+    for st in state.seats:
+        places += [ip.card for ip in st.tableau]
+        places += st.hand
+    for pack in state.packs:
+        places += pack
+    if state.prompt is not None:
+        places += state.prompt.revealed
+    places.sort()
+    if places != _ALL_CARDS:
+        out.append("cards: not every card is in exactly one place")
+    if not _BLUE.issuperset(state.blue) or _BLUE.intersection(state.brown):
+        out.append("decks: a card sits in the deck of the other back")
+    drawn = state.drawn_this_round
+    if any(b + drawn.count(t) != k for t, b, k in zip(TOKENS, state.bag, BAG_COUNTS, strict=True)):
+        out.append("tokens: bag + drawn this round != the 40 tokens")
+    cubes = state.energy + sum(st.energy + sum(sum(ip.cubes) for ip in st.tableau) for st in state.seats)
+    if cubes != ENERGY_TOTAL or state.energy < 0 or any(st.energy < 0 for st in state.seats):
+        out.append(f"energy: {cubes} cubes instead of {ENERGY_TOTAL}")
+    board = dict(state.tiles)
+    tiles = board.values()
+    land = sum(1 for t in tiles if t.terrain != "water")
+    if state.land + land != LAND_TILES or state.water + len(board) - land != WATER_TILES:
+        out.append("tiles: stacks + map != 45 land / 30 water")
+    if state.mountains + sum(t.mountain for t in tiles) != MOUNTAINS:
+        out.append("mountains not conserved")
+    if state.forests + sum(t.forests for t in tiles) != FORESTS:
+        out.append("forests not conserved")
+    on_map = dict.fromkeys(SPECIES_IDS, 0)
+    for t in tiles:
+        if t.animal is not None:
+            on_map[t.animal] += 1
+    if any(k + on_map[sp] != SPECIES[sp].count for sp, k in zip(SPECIES_IDS, state.animal_supply, strict=True)):
+        out.append("animals not conserved")
+    bad = [hex_key(h) for h in board if not tile_ok(board, h)]
+    if bad:
+        out.append(f"map: tokens break a capacity or habitat at {bad}")
+    for s, st in enumerate(state.seats):
+        if not 0 <= st.dial <= 3 or st.score < 0:
+            out.append(f"seat {s}: dial or score out of range")
+        for ip in st.tableau:
+            card = CARDS[ip.card]
+            if len(ip.cubes) != len(card.slots) or not 1 <= ip.uses_left <= card.leaves:
+                out.append(f"seat {s}: {ip.card} has a bad shape")
+        if list(st.hand) != sorted(st.hand):
+            out.append(f"seat {s}: hand not sorted")
+    if (state.phase == "finished") != (not awaiting(state)):
+        out.append("awaiting is empty but the game is not over (or the reverse)")
+    return out
+
+
+_ALL_CARDS = sorted(CARD_IDS)
+_BLUE = frozenset(c for c in CARD_IDS if CARDS[c].back == "blue")
