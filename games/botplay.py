@@ -1,15 +1,17 @@
 """Bot turns on the worker: read the bot seat's view, decide, and submit like a human would.
 
-The decision function (``games.bots.choose_move``) receives only the seat's view and legal moves,
-never the state, so a bot cannot see what its seat could not.
+The decision functions (``games.bots``) receive only the seat's view and legal moves, never the
+state, so a bot cannot see what its seat could not. Awaited bots move first; then a bot that holds
+an interrupt (EKKO's mirror, Enka's jump-in) may take it.
 """
 
 from __future__ import annotations
 
 import logging
 import secrets
+from typing import Any
 
-from games import replay, services
+from games import bots, replay, services
 from games.engines.base import RulesError
 from games.errors import ApplicationError
 from games.models import Match, Record, Seat
@@ -17,23 +19,34 @@ from games.models import Match, Record, Seat
 log = logging.getLogger(__name__)
 
 
-def bot_decide(match: Match, seat: int) -> dict | None:
-    """The move the bot in ``seat`` chooses now, or None if it has nothing to do."""
-    from games.bots import choose_move
-
+def bot_inputs(match: Match, seat: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """What a bot in ``seat`` is given: the seat's view and legal moves, exactly as the API shows them."""
     rules = replay.rules_for(match)
     state = replay.match_state(match)
-    legal = [rules.dump_move(m) for m in rules.legal_moves(state, seat)]
-    if not legal:
-        return None
     deadline = match.timer_deadline.isoformat() if match.timer_deadline else None
-    view = rules.view(state, seat, deadline)
-    level = Seat.objects.filter(match=match, index=seat).values_list("bot", flat=True).first() or "random"
-    return choose_move(rules, view, legal, seat, level, secrets.randbits(63))
+    return rules.view(state, seat, deadline), [rules.dump_move(m) for m in rules.legal_moves(state, seat)]
+
+
+def _next_bot_move(match: Match) -> tuple[int, dict[str, Any]] | None:
+    """The first bot decision to submit: an awaited bot's move, else a bot's chosen interrupt."""
+    rules = replay.rules_for(match)
+    awaiting = set(match.awaiting)
+    seats = list(Seat.objects.filter(match=match, resigned=False).exclude(bot="").order_by("index"))
+    for seat in sorted(seats, key=lambda s: s.index not in awaiting):  # awaited bots first
+        view, legal = bot_inputs(match, seat.index)
+        if not legal:
+            continue
+        seed = secrets.randbits(63)
+        if seat.index in awaiting:
+            return seat.index, bots.choose_move(rules, view, legal, seat.index, seat.bot, seed)
+        interrupt = bots.choose_interrupt(rules, view, legal, seat.index, seat.bot, seed)
+        if interrupt is not None:
+            return seat.index, interrupt
+    return None
 
 
 def bots_play(*, match_id: str, expected_version: int | None, limit: int = 500) -> int:
-    """Play while a bot is awaited; returns how many moves the bots made."""
+    """Play while a bot has something to do; returns how many moves the bots made."""
     played = 0
     token = services.bots_inline.set(True)
     try:
@@ -44,13 +57,10 @@ def bots_play(*, match_id: str, expected_version: int | None, limit: int = 500) 
             if expected_version is not None and match.version != expected_version:
                 break
             expected_version = None
-            move = seat = None
-            for seat in services.bot_seats_to_play(match):
-                move = bot_decide(match, seat)
-                if move is not None:
-                    break
-            if move is None:
+            decision = _next_bot_move(match)
+            if decision is None:
                 break
+            seat, move = decision
             try:
                 services.move_submit(
                     match_id=match.id,

@@ -20,7 +20,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts.models import User
-from games import replay
+from games import bots, replay
 from games.engines import RULES
 from games.engines.base import Effect, Rules, RulesError
 from games.errors import (
@@ -37,8 +37,8 @@ from games.models import IdempotentRequest, Match, Record, Seat
 
 log = logging.getLogger(__name__)
 
-BOT_LEVELS = ("random", "greedy", "strong")
-TAKEOVER_BOT_LEVEL = "greedy"
+BOT_LEVELS = bots.LEVELS
+TAKEOVER_BOT_LEVEL = bots.DEFAULT_LEVEL  # also the level of a bot added without one
 TIME_CONTROL_KEYS = {"per_move_s", "bank_s", "increment_s", "on_timeout", "bot_after"}
 MAX_RECORDS_PER_SWEEP = 64
 TIMER_SLACK_S = 0.2  # fire a little after the deadline: ETAs are not exact
@@ -462,10 +462,15 @@ def _advance(
         ratings_update(match)
         return
     due = min([d for d in (match.timer_deadline, *(s.deadline for s in seats)) if d is not None], default=None)
+    wake_bots = _bots_have_work(rules, state, match, seats)
+    if due is not None or wake_bots:
+        transaction.on_commit(lambda: _wake(match_id, version, due, wake_bots))
+
+
+def _bots_have_work(rules: Rules[Any, Any, Any], state: Any, match: Match, seats: list[Seat]) -> bool:
+    """A bot is awaited, or holds an interrupt it might take."""
     awaiting = set(match.awaiting)
-    bots = any(s.bot and not s.resigned and s.index in awaiting for s in seats)
-    if due is not None or bots:
-        transaction.on_commit(lambda: _wake(match_id, version, due, bots))
+    return any(s.bot and not s.resigned and (s.index in awaiting or rules.legal_moves(state, s.index)) for s in seats)
 
 
 def _timer_update(match: Match, rules: Rules[Any, Any, Any], state: Any, now: datetime, record: Record | None) -> None:
