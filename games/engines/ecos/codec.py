@@ -203,39 +203,24 @@ def _inplay_json(ip: InPlay) -> JSON:
     return {"card": ip.card, "uses_left": ip.uses_left, "cubes": list(ip.cubes)}
 
 
+_STEP_FIELDS = (("card", ""), ("slot", -1), ("src_card", ""), ("src_slot", -1), ("step", -1), ("remaining", 0))
+
+
+def _step_fields(obj: Task | Prompt) -> JSON:
+    """The card/slot/step fields shared by tasks and prompts, default values left out."""
+    return {name: getattr(obj, name) for name, default in _STEP_FIELDS if getattr(obj, name) != default}
+
+
 def _task_json(t: Task) -> JSON:
     """A resolution task as JSON (default fields left out)."""
-    out: JSON = {"kind": t.kind}
-    for name, default in (
-        ("card", ""),
-        ("slot", -1),
-        ("src_card", ""),
-        ("src_slot", -1),
-        ("step", -1),
-        ("remaining", 0),
-    ):
-        value = getattr(t, name)
-        if value != default:
-            out[name] = value
-    return out
+    return {"kind": t.kind, **_step_fields(t)}
 
 
 def _prompt_json(p: Prompt | None) -> JSON | None:
     """A resolution prompt as JSON (default fields left out)."""
     if p is None:
         return None
-    out: JSON = {"type": p.type, "seat": p.seat}
-    for name, default in (
-        ("card", ""),
-        ("slot", -1),
-        ("src_card", ""),
-        ("src_slot", -1),
-        ("step", -1),
-        ("remaining", 0),
-    ):
-        value = getattr(p, name)
-        if value != default:
-            out[name] = value
+    out: JSON = {"type": p.type, "seat": p.seat, **_step_fields(p)}
     if p.revealed:
         out["revealed"] = list(p.revealed)
     return out
