@@ -171,13 +171,13 @@ def match_create(
     options = dict(options or {})
     if "setup" in options and not setup_allowed(user):
         raise Forbidden("The setup option is for tests and staff only.")
-    try:
-        rules.parse_config(options, players)
+    seed = secrets.randbits(63)
+    try:  # the whole deal, with this match's seed: a `setup` may need the board to be checked
+        rules.opening(rules.parse_config(options, players), seed)
     except RulesError as exc:
         raise InvalidRequest(exc.message, errors={"options": [exc.message]}) from exc
     bot_seats = _validate_bots(bots, players)
     tc = _validate_time_control(time_control)
-    seed = secrets.randbits(63)
     now = timezone.now()
     match = Match.objects.create(
         id=_match_id(),

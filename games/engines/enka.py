@@ -518,7 +518,7 @@ def parse_move(data: JSON) -> Move:
     if extra:
         raise InvalidMove(f"unknown field(s) for {kind}: {', '.join(sorted(extra))}")
     color = data.get("color")
-    if color is not None and color not in _COLOR_SET:
+    if color is not None and (not isinstance(color, str) or color not in _COLOR_SET):
         raise InvalidMove("color must be one of red, yellow, green, blue")
     one = data.get("one")
     if one is not None and type(one) is not bool:

@@ -340,3 +340,21 @@ def test_clock_deadlines_show_in_summary_and_state(toy_game, players):
     assert list(summary["deadlines"]["seats"]) == ["0"] == list(state["deadlines"]["seats"])
     assert state["deadlines"]["seats"]["0"]["bank_ms"] == 600_000
     assert summary["time_control"] == {"bank_s": 600, "increment_s": 5, "on_timeout": "default_move"}
+
+
+@pytest.mark.parametrize(
+    ("game", "setup"),
+    [
+        ("eko", {}),
+        ("ekko", {"hands": [[1, 1], [2]], "start": 3}),
+        ("enka", {"hands": [["red-99"], []], "start": "red-1"}),
+    ],
+)
+def test_a_setup_that_breaks_the_rules_is_refused_at_creation(players, game, setup):
+    before = Match.objects.count()
+    r = players["alice"].post(
+        "/api/v1/matches", {"game": game, "players": 2, "options": {"setup": setup}}, format="json"
+    )
+    assert r.status_code == 400, r.json()
+    assert r.json()["code"] == "invalid_request" and "options" in r.json()["errors"]
+    assert Match.objects.count() == before

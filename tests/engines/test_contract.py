@@ -4,6 +4,7 @@ through JSON, never mutate their input, and never show a seat what the game hide
 
 from __future__ import annotations
 
+import contextlib
 import json
 from typing import Any
 
@@ -126,3 +127,54 @@ def test_catalogue_entry_is_complete(game: str) -> None:
     defaults = {o.name: o.default for o in rules.options if not o.restricted}
     rules.parse_config(defaults, rules.seats.start)
     assert {m.type for m in rules.moves}, "an engine documents its moves"
+
+
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 200) | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@pytest.mark.parametrize("game", ENGINES)
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_anything_a_client_sends_is_parsed_or_refused_with_a_rules_error(game: str, data: st.DataObject) -> None:
+    """No input makes an engine fail with anything but its own coded errors (a 5xx is a bug)."""
+    from games.engines.base import RulesError
+
+    rules = RULES[game]
+    spec = data.draw(st.sampled_from(rules.moves))
+    fields = {
+        f.name: data.draw(_json_values | st.sampled_from(list(f.choices or [None])), label=f.name)
+        for f in spec.fields
+        if data.draw(st.booleans())
+    }
+    extra = data.draw(st.dictionaries(st.text(max_size=6), _json_values, max_size=1))
+    payload = data.draw(st.sampled_from([{"type": spec.type, **fields}, {"type": spec.type, **fields, **extra}]))
+    players = rules.seats.start
+    state = rules.initial_state(rules.parse_config({}, players), data.draw(st.integers(0, 2**32)))
+    try:
+        move = rules.parse_move(payload)
+    except RulesError as exc:
+        assert exc.code == "invalid_move"
+        return
+    for seat in range(players):
+        with contextlib.suppress(RulesError):
+            rules.apply(state, seat, move)
+
+
+@pytest.mark.parametrize("game", ENGINES)
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_any_options_are_accepted_or_refused_with_invalid_options(game: str, data: st.DataObject) -> None:
+    """Match options from a client: parsed, or refused with `InvalidOptions` (400), never a crash."""
+    from games.engines.base import InvalidOptions
+
+    rules = RULES[game]
+    names = [o.name for o in rules.options] + ["bogus"]
+    options = data.draw(st.dictionaries(st.sampled_from(names), _json_values, max_size=3))
+    players = data.draw(st.integers(rules.seats.start, rules.seats.stop - 1))
+    # a `setup` that needs the board may only be checked with the seed: the platform does both at creation
+    with contextlib.suppress(InvalidOptions):
+        rules.initial_state(rules.parse_config(options, players), data.draw(st.integers(0, 2**32)))

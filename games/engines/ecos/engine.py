@@ -232,7 +232,7 @@ def parse_config(options: JSON, players: int) -> Config:
             raise InvalidOptions(f"unknown option {key!r}")
     target = _opt_int(options.get("target_score", DEFAULT_TARGET), "target_score", 1)
     cards = options.get("cards", "preset")
-    if cards not in ("preset", "draft"):
+    if not isinstance(cards, str) or cards not in ("preset", "draft"):
         raise InvalidOptions("option 'cards' must be 'preset' or 'draft'")
     raw_seats = options.get("preset_seats", [])
     if not isinstance(raw_seats, list) or any(isinstance(x, bool) or not isinstance(x, int) for x in raw_seats):
@@ -242,7 +242,7 @@ def parse_config(options: JSON, players: int) -> Config:
     if raw_seats and cards != "draft":
         raise InvalidOptions("option 'preset_seats' goes with cards: 'draft' (§B3 item 5)")
     start_map = options.get("start_map", "standard")
-    if start_map not in START_MAPS:
+    if not isinstance(start_map, str) or start_map not in START_MAPS:
         raise InvalidOptions("option 'start_map' must be 'standard' or 'line'")
     setup = None
     if "setup" in options and options["setup"] is not None:
