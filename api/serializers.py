@@ -26,6 +26,8 @@ class ProblemSerializer(serializers.Serializer):
 
 
 class ResultSerializer(serializers.Serializer):
+    """platform.md's result; a rules page may add members (EKKO ``rematch``, Ecos ``tiebreak_draws``)."""
+
     winners = serializers.ListField(child=serializers.IntegerField())
     ranking = serializers.ListField(child=serializers.ListField(child=serializers.IntegerField()))
     scores = serializers.ListField(child=serializers.IntegerField())
@@ -81,10 +83,12 @@ class MatchSerializer(serializers.ModelSerializer):
     seats = SeatSerializer(many=True, read_only=True)
     created_by = serializers.CharField(source="created_by.username", read_only=True)
     options = serializers.SerializerMethodField()
-    result = ResultSerializer(allow_null=True, read_only=True)
+    result = serializers.SerializerMethodField()
     awaiting = serializers.SerializerMethodField()
     deadlines = serializers.SerializerMethodField()
     seed = serializers.SerializerMethodField(help_text="Revealed once the match is over.")
+    rematch_of = serializers.CharField(source="rematch_of_id", read_only=True, allow_null=True)
+    rematch = serializers.SerializerMethodField(help_text="The automatic rematch after a tie, if any.")
 
     class Meta:
         model = Match
@@ -108,6 +112,8 @@ class MatchSerializer(serializers.ModelSerializer):
             "finished_at",
             "seed_commitment",
             "seed",
+            "rematch_of",
+            "rematch",
         ]
 
     def get_options(self, match: Match) -> dict[str, Any]:
@@ -115,6 +121,10 @@ class MatchSerializer(serializers.ModelSerializer):
         if match.is_live and "setup" in match.options:
             return {**match.options, "setup": "hidden until the match is over"}
         return match.options
+
+    @extend_schema_field(ResultSerializer(allow_null=True))
+    def get_result(self, match: Match) -> dict[str, Any] | None:
+        return match.result  # as stored: a page's added members (EKKO's rematch, Ecos' tiebreak_draws) included
 
     def get_awaiting(self, match: Match) -> list[int]:
         return list(match.awaiting) if match.status == Match.Status.ACTIVE else []
@@ -129,6 +139,12 @@ class MatchSerializer(serializers.ModelSerializer):
                 if s.deadline
             },
         }
+
+    def get_rematch(self, match: Match) -> str | None:
+        try:
+            return match.rematch.id  # reverse one-to-one: selectors select_related it
+        except Match.DoesNotExist:
+            return None
 
     def get_seed(self, match: Match) -> int | None:
         return None if match.is_live else match.seed

@@ -35,6 +35,9 @@ class Match(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
     result = models.JSONField(null=True, blank=True)
     awaiting = models.JSONField(default=list, blank=True)  # derived, denormalised for listings
+    rematch_of = models.OneToOneField(
+        "self", null=True, blank=True, related_name="rematch", on_delete=models.SET_NULL
+    )  # a tie under tie_policy "rematch" creates the next match with the same seats
     # The game's own deadline (EKKO's reaction window), independent of seat clocks.
     timer_key = models.CharField(max_length=64, blank=True, default="")
     timer_deadline = models.DateTimeField(null=True, blank=True, db_index=True)

@@ -98,7 +98,7 @@ def match_state_view(match: Match, seat: int | None) -> dict[str, Any]:
 
 def match_list(*, user: User) -> QuerySet[Match]:
     """Matches the caller may list: every public match, and private ones it sits in (filters: api)."""
-    qs = Match.objects.select_related("created_by").prefetch_related(
+    qs = Match.objects.select_related("created_by", "rematch").prefetch_related(
         Prefetch("seats", queryset=Seat.objects.select_related("user").order_by("index"))
     )
     return qs.filter(Q(private=False) | Q(seats__user=user)).distinct().order_by("-created_at", "id")

@@ -215,6 +215,53 @@ def match_create(
     return match
 
 
+def _rematch_create(match: Match, seats: list[Seat]) -> Match:
+    """A tie under ``tie_policy: "rematch"``: the same seats and options, a fresh seed, started at once."""
+    now = timezone.now()
+    seed = secrets.randbits(63)
+    options = {k: v for k, v in match.options.items() if k != "setup"}
+    rematch = Match.objects.create(
+        id=_match_id(),
+        game=match.game,
+        rules_version=match.rules_version,
+        players=match.players,
+        options=options,
+        time_control=match.time_control,
+        seed=seed,
+        seed_commitment=hashlib.sha256(str(seed).encode()).hexdigest(),
+        private=match.private,
+        rated=True,
+        created_by_id=match.created_by_id,
+        created_at=now,
+        updated_at=now,
+        rematch_of=match,
+    )
+    Seat.objects.bulk_create(
+        [Seat(match=rematch, index=s.index, user_id=s.user_id, bot=s.bot, joined_at=now) for s in seats]
+    )
+    by = match.created_by.username
+    _append(
+        rematch,
+        Record.Type.CREATED,
+        actor=Record.Actor.SYSTEM,
+        data={"game": match.game, "players": match.players, "by": by, "rematch_of": match.id},
+    )
+    for s in seats:
+        if s.bot:
+            _append(rematch, Record.Type.BOT_ADDED, actor=Record.Actor.SYSTEM, seat=s.index, data={"level": s.bot})
+        else:
+            _append(
+                rematch,
+                Record.Type.SEAT_TAKEN,
+                actor=Record.Actor.SYSTEM,
+                seat=s.index,
+                data={"username": s.user.username if s.user_id else None},
+            )
+    _start_if_full(rematch)
+    rematch.save()
+    return rematch
+
+
 def _lock(match_id: str) -> Match:
     try:
         return Match.objects.select_for_update().get(id=match_id)
@@ -460,6 +507,8 @@ def _advance(
         from accounts.services import ratings_update
 
         ratings_update(match)
+        if outcome.extra.get("rematch") in ("automatic", True) and match.options.get("tie_policy") == "rematch":
+            _rematch_create(match, seats)
         return
     due = min([d for d in (match.timer_deadline, *(s.deadline for s in seats)) if d is not None], default=None)
     wake_bots = _bots_have_work(rules, state, match, seats)

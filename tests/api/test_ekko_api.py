@@ -144,3 +144,20 @@ def test_finished_ekko_match_exports_its_log_and_seed(table):
     log = table[0].get(f"/api/v1/matches/{mid}/export").json()
     assert log["seed"] == match.seed and len(log["records"]) == match.version
     assert Record.objects.filter(match=match).count() == match.version
+
+
+def test_a_tie_under_tie_policy_rematch_starts_the_rematch(table):
+    setup = {"dealer": 0, "hands": [[20, 22], [40]], "start": 37, "scores": [7, 10]}
+    options = {"setup": setup, "target_score": 10, "tie_policy": "rematch"}
+    mid = (
+        table[0].post("/api/v1/matches", {"game": "ekko", "players": 2, "options": options}, format="json").json()["id"]
+    )
+    table[1].post(f"/api/v1/matches/{mid}/join")
+    send(table[1], mid, {"type": "play", "card": 40})
+    send(table[0], mid, {"type": "pass"})
+    done = table[0].get(f"/api/v1/matches/{mid}").json()
+    assert done["result"]["winners"] == [0, 1] and done["result"]["rematch"] == "automatic"
+    rematch = table[1].get(f"/api/v1/matches/{done['rematch']}").json()
+    assert rematch["status"] == "active" and rematch["rematch_of"] == mid
+    assert [s["username"] for s in rematch["seats"]] == ["ann", "ben"]
+    assert "setup" not in rematch["options"] and rematch["options"]["tie_policy"] == "rematch"
