@@ -30,3 +30,5 @@ if CELERY_BROKER_URL.startswith("filesystem://"):  # noqa: F405
 # Each pytest-xdist process gets its own queue, so a worker started by one never runs another's tasks.
 CELERY_TASK_DEFAULT_QUEUE = "tabula-test-" + os.environ.get("PYTEST_XDIST_WORKER", "main")
 DATABASES["default"]["CONN_MAX_AGE"] = 0  # a worker thread must not keep the test database open
+WHITENOISE_USE_FINDERS = True  # serve static files from the apps, without collectstatic
+WHITENOISE_AUTOREFRESH = True

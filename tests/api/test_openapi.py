@@ -70,3 +70,8 @@ def test_docs_and_schema_are_served_without_internet(client):
     assert b"/static/drf_spectacular_sidecar/swagger-ui-dist/" in docs.content
     assert b"cdn.jsdelivr" not in docs.content
     assert client.get("/api/v1/redoc/").status_code == 200
+
+
+def test_the_swagger_ui_assets_are_served_by_the_app(client):
+    r = client.get("/static/drf_spectacular_sidecar/swagger-ui-dist/swagger-ui-bundle.js")
+    assert r.status_code == 200
