@@ -96,3 +96,17 @@ def test_a_real_worker_closes_the_ekko_reaction_window(make_user, worker):
     assert Record.objects.filter(match=match, type="expired").count() == 1
     match.refresh_from_db()
     assert match.timer_deadline is None and match.awaiting != [0, 2]
+
+
+def test_a_real_worker_runs_two_second_seat_clocks_and_a_bot_takes_over(make_user, worker):
+    ann, ben = make_user("ann"), make_user("ben")
+    tc = {"per_move_s": 2, "bot_after": 1}
+    match = services.match_create(user=ann, game="ekko", players=2, time_control=tc, options={"target_score": 100})
+    services.match_join(match_id=match.id, user=ben)
+    assert wait_for(lambda: Record.objects.filter(match=match, type="timeout", actor="timeout").exists())
+    first = Record.objects.filter(match=match, type="timeout").first()
+    assert (first.at - Match.objects.get(id=match.id).started_at).total_seconds() >= 2
+    # after one timeout (bot_after=1) a bot holds that seat and plays on the worker by itself
+    assert wait_for(lambda: Record.objects.filter(match=match, type="bot_took_over", seat=first.seat).exists())
+    assert wait_for(lambda: Record.objects.filter(match=match, actor="bot").exists())
+    Match.objects.filter(id=match.id).update(status=Match.Status.ABORTED)  # stop the bots before teardown
