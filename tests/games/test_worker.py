@@ -65,7 +65,7 @@ def test_a_real_worker_fires_the_game_timer(toy_game, make_user, worker):
 
 
 def test_the_sweep_recovers_a_timer_that_was_never_queued(toy_game, make_user, worker, monkeypatch):
-    monkeypatch.setattr(services, "schedule", lambda match_id: None)  # the timer task is lost
+    monkeypatch.setattr(services, "_wake", lambda *args: None)  # the timer task is lost
     match = _toy_match_at_the_bell(make_user)
     time.sleep(2.2)
     assert not Record.objects.filter(match=match, type="expired").exists()
