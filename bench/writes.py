@@ -24,7 +24,7 @@ from bench.common import heading, median, ms, p90
 from bench.infra import Database, environment, gunicorn, migrate
 
 SETTINGS = "bench.settings"  # config.settings.dev with a fast password hasher (registration only)
-SERVER_OPTIONS = ["--workers", "2", "--worker-class", "gthread", "--threads", "4", "--keep-alive", "30"]
+SERVER_OPTIONS = ["--workers", "4", "--worker-class", "gthread", "--threads", "8", "--keep-alive", "30"]
 MATCHES = 50
 PLAYERS = 4
 OPTIONS = {"target_score": 100}  # long games: few matches end inside the window
