@@ -14,7 +14,7 @@ from accounts import services
 from accounts.models import Rating, User
 from api.serializers import MatchSerializer, ProblemSerializer
 from games.errors import InvalidRequest, NotFound
-from games.models import Match
+from games.models import Match, Seat
 
 P = ProblemSerializer
 
@@ -153,9 +153,10 @@ class UserDetailApi(APIView):
             played=Count("id", filter=Q(status=Match.Status.FINISHED)),
             active=Count("id", filter=Q(status=Match.Status.ACTIVE)),
         )
-        seat_of = dict(mine.filter(status=Match.Status.FINISHED, seats__user=user).values_list("id", "seats__index"))
-        finished = Match.objects.filter(id__in=seat_of).values_list("id", "result")
-        counts["won"] = sum(1 for mid, result in finished if seat_of[mid] in (result or {}).get("winners", []))
+        finished = Seat.objects.filter(user=user, match__status=Match.Status.FINISHED).values_list(
+            "index", "match__result"
+        )
+        counts["won"] = sum(1 for index, result in finished if index in (result or {}).get("winners", []))
         recent = (
             mine.filter(status=Match.Status.FINISHED, private=False)
             .select_related("created_by")
@@ -170,4 +171,4 @@ class UserDetailApi(APIView):
             "counts": counts,
             "recent_matches": MatchSerializer(recent, many=True).data,
         }
-        return Response(self.OutputSerializer(body).data)
+        return Response(body)  # already serialized; OutputSerializer documents it

@@ -106,3 +106,17 @@ def test_unknown_path_is_a_problem_document(api, make_user):
     r = api(make_user()).get("/api/v1/nowhere")
     assert r.status_code == 404
     assert r.json()["code"] == "not_found"
+
+
+def test_public_profile_counts_played_and_won_matches(api, make_user):
+    from games import services
+
+    ann, ben = make_user("ann"), make_user("ben")
+    for loser in (ben, ann, ben):
+        match = services.match_create(user=ann, game="ekko", players=2)
+        services.match_join(match_id=match.id, user=ben)
+        services.match_resign(match_id=match.id, user=loser)
+    profile = api(ben).get("/api/v1/users/ann").json()
+    assert profile["counts"] == {"played": 3, "active": 0, "won": 2}
+    assert len(profile["recent_matches"]) == 3
+    assert {r["game"] for r in profile["ratings"]} == {"ekko"}
