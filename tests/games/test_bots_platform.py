@@ -57,6 +57,15 @@ def test_a_human_finishes_a_match_against_three_bots(game, make_user, api):
     actors = set(Record.objects.filter(match=match, type="move").values_list("actor", flat=True))
     assert actors == {"player", "bot"}
     assert set(Record.objects.filter(match=match, actor="bot").values_list("seat", flat=True)) <= {1, 2, 3}
+    for path in (
+        "/api/v1/users/human",
+        "/api/v1/matches?mine=true",
+        f"/api/v1/matches/{mid}",
+        f"/api/v1/matches/{mid}/events",
+        f"/api/v1/matches/{mid}/export",
+        f"/api/v1/matches/{mid}/state",
+    ):
+        assert client.get(path).status_code == 200, path
 
 
 @pytest.mark.django_db
