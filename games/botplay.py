@@ -18,6 +18,8 @@ from games.models import Match, Record, Seat
 
 log = logging.getLogger(__name__)
 
+MAX_REFUSALS = 3  # refusals in a row before a bot gives up until the next wake-up (never spin)
+
 
 def bot_inputs(match: Match, seat: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """What a bot in ``seat`` is given: the seat's view and legal moves, exactly as the API shows them."""
@@ -47,10 +49,10 @@ def _next_bot_move(match: Match) -> tuple[int, dict[str, Any]] | None:
 
 def bots_play(*, match_id: str, expected_version: int | None, limit: int = 500) -> int:
     """Play while a bot has something to do; returns how many moves the bots made."""
-    played = 0
+    played = refused = 0
     token = services.bots_inline.set(True)
     try:
-        while played < limit:
+        while played < limit and refused < MAX_REFUSALS:
             match = Match.objects.filter(id=match_id).first()
             if match is None or match.status != Match.Status.ACTIVE:
                 break
@@ -69,9 +71,10 @@ def bots_play(*, match_id: str, expected_version: int | None, limit: int = 500) 
                     seat_index=seat,
                     actor=Record.Actor.BOT,
                 )
-                played += 1
+                played, refused = played + 1, 0
             except (ApplicationError, RulesError) as exc:  # a human's move landed first: think again
-                log.info("bot move in %s lost to a newer version: %s", match.id, exc)
+                refused += 1
+                log.info("bot move in %s refused (%s): thinking again", match.id, exc.code)
     finally:
         services.bots_inline.reset(token)
     if played >= limit:
