@@ -358,3 +358,8 @@ def test_a_setup_that_breaks_the_rules_is_refused_at_creation(players, game, set
     assert r.status_code == 400, r.json()
     assert r.json()["code"] == "invalid_request" and "options" in r.json()["errors"]
     assert Match.objects.count() == before
+
+
+def test_the_catalogue_is_public(api):
+    assert {g["id"] for g in api().get("/api/v1/games").json()} >= {"ekko", "enka", "eko", "ecos"}
+    assert api().get("/api/v1/games/ekko").json()["max_players"] == 8
