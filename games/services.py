@@ -270,7 +270,7 @@ def _lock(match_id: str) -> Match:
 
 
 def _seats(match: Match) -> list[Seat]:
-    return list(Seat.objects.filter(match=match).select_related("user").order_by("index"))
+    return list(Seat.objects.filter(match=match).order_by("index"))
 
 
 def _require_open(match: Match, action: str) -> None:
