@@ -1342,6 +1342,16 @@ def _apply_reinforce(state: State, seat: int, move: Reinforce, effects: list[Eff
     return _advance(state, effects, "end_turn")
 
 
+def _exchanged(seat_state: SeatState, captive: Seat) -> SeatState:
+    """§A6.2: the seat hands back its prisoner ``captive`` and gets its own Emperor back in reserve."""
+    return replace(
+        seat_state,
+        prisoners=tuple(x for x in seat_state.prisoners if x != captive),
+        reserve=seat_state.reserve + 1,
+        reserve_emperor=True,
+    )
+
+
 def _after_action(state: State, effects: list[Effect], captured: bool) -> State:
     """§A6.4: VP victory, exchange, elimination and last standing, then the rest of the turn."""
     n = len(state.seats)
@@ -1359,27 +1369,8 @@ def _after_action(state: State, effects: list[Effect], captured: bool) -> State:
                 sa, sb = seats[a], seats[b]
                 if "resigned" in (sa.status, sb.status) or b not in sa.prisoners or a not in sb.prisoners:
                     continue
-                seats = put(
-                    seats,
-                    a,
-                    replace(
-                        sa,
-                        prisoners=tuple(x for x in sa.prisoners if x != b),
-                        reserve=sa.reserve + 1,
-                        reserve_emperor=True,
-                    ),
-                )
-                sb = seats[b]
-                seats = put(
-                    seats,
-                    b,
-                    replace(
-                        sb,
-                        prisoners=tuple(x for x in sb.prisoners if x != a),
-                        reserve=sb.reserve + 1,
-                        reserve_emperor=True,
-                    ),
-                )
+                seats = put(seats, a, _exchanged(sa, b))
+                seats = put(seats, b, _exchanged(seats[b], a))
                 effects.append(Effect("emperors_exchanged", {"seats": [a, b]}))
         state = replace(state, seats=seats)
     # 3. Elimination (§A6.3).
