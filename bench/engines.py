@@ -73,7 +73,7 @@ class Timings:
 def timed_game(rules: AnyRules, seed: int, into: Timings) -> None:
     """Play one random 4-player game from ``seed``, timing every call into ``into``."""
     clock = time.perf_counter
-    state, _ = rules.opening(rules.parse_config({}, PLAYERS), seed)
+    state, _ = rules.setup(rules.parse_config({}, PLAYERS), seed)
     rng = random.Random(seed)
 
     def legal(state: Any, seat: int) -> Sequence[Any]:
@@ -104,7 +104,7 @@ def eko_crowded() -> tuple[float, str]:
     rules = RULES["eko"]
     best: tuple[int, Any, int] | None = None
     for seed in range(EKO_GAMES):
-        state, _ = rules.opening(rules.parse_config({}, PLAYERS), 1000 + seed)
+        state, _ = rules.setup(rules.parse_config({}, PLAYERS), 1000 + seed)
         rng = random.Random(seed)
         while rules.outcome(state) is None and state.turn <= EKO_MIDGAME_TURNS:
             for seat in rules.awaiting(state):

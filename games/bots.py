@@ -498,7 +498,7 @@ def play_match(
     or the lowest awaited seat times out.
     """
     players = len(levels)
-    state = rules.initial_state(rules.parse_config(dict(options or {}), players), seed)
+    state = rules.setup(rules.parse_config(dict(options or {}), players), seed)[0]
     decisions: list[tuple[Seat, str, float]] = []
     for records in range(rules.max_moves + 1):
         awaiting = rules.awaiting(state)

@@ -41,7 +41,7 @@ def rules_for(match: Match) -> Rules[Any, Any, Any]:
 def fold(rules: Rules[Any, Any, Any], match: Match, state: Any, rtype: str, seat: int | None, move: Any) -> Any:
     """One record's effect on the state (lifecycle records outside ENGINE_RECORDS change nothing)."""
     if rtype == Record.Type.STARTED:
-        return rules.initial_state(rules.parse_config(match.options, match.players), match.seed)
+        return rules.setup(rules.parse_config(match.options, match.players), match.seed)[0]
     if rtype == Record.Type.MOVE:
         return rules.apply(state, seat, rules.parse_move(move))[0]
     if rtype == Record.Type.TIMEOUT:

@@ -173,7 +173,7 @@ def match_create(
         raise Forbidden("The setup option is for tests and staff only.")
     seed = secrets.randbits(63)
     try:  # the whole deal, with this match's seed: a `setup` may need the board to be checked
-        rules.opening(rules.parse_config(options, players), seed)
+        rules.setup(rules.parse_config(options, players), seed)
     except RulesError as exc:
         raise InvalidRequest(exc.message, errors={"options": [exc.message]}) from exc
     bot_seats = _validate_bots(bots, players)
@@ -364,7 +364,7 @@ def _start_if_full(match: Match) -> None:
         return
     rules = replay.rules_for(match)
     now = timezone.now()
-    state, effects = rules.opening(rules.parse_config(match.options, match.players), match.seed)
+    state, effects = rules.setup(rules.parse_config(match.options, match.players), match.seed)
     record = _append(
         match, Record.Type.STARTED, actor=Record.Actor.SYSTEM, effects=effects, data={"players": match.players}, at=now
     )

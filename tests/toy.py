@@ -161,7 +161,7 @@ RULES = Rules(
     options=(Option("pile", "integer", 7, "counters", minimum=1, maximum=50),),
     moves=(MoveSpec("take", "take counters", (MoveField("n", "integer", minimum=1, maximum=2),)),),
     parse_config=parse_config,
-    initial_state=initial_state,
+    setup=lambda config, seed: (initial_state(config, seed), ()),
     awaiting=awaiting,
     legal_moves=legal_moves,
     view=view,

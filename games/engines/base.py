@@ -20,7 +20,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, Literal, TypeVar
+from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 Seat = int
 JSON = dict[str, Any]
@@ -178,6 +178,7 @@ class MoveField:
     choices: tuple[Any, ...] | None = None
     minimum: int | None = None
     maximum: int | None = None
+    nullable: bool = False  # null is a value (Ekö's ``emperor_swap`` ``with``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,7 +214,7 @@ class Rules(Generic[S, M, C]):
     moves: tuple[MoveSpec, ...] = field(repr=False)
     # setup
     parse_config: Callable[[JSON, int], C] = field(repr=False)  # (options, players) → config; InvalidOptions
-    initial_state: Callable[[C, int], S] = field(repr=False)  # (config, seed)
+    setup: Callable[[C, int], tuple[S, tuple[Effect, ...]]] = field(repr=False)  # (config, seed) → deal + effects
     # queries
     awaiting: Callable[[S], frozenset[Seat]] = field(repr=False)  # empty iff the game is over
     legal_moves: Callable[[S, Seat], Sequence[M]] = field(repr=False)  # concrete, deterministic order
@@ -233,7 +234,6 @@ class Rules(Generic[S, M, C]):
     determinize: Callable[[JSON, Seat, random.Random], S] = field(repr=False)
     heuristic: Callable[[S, Seat], float] = field(repr=False)  # one-ply evaluation for `greedy`
     # optional hooks
-    start: Callable[[C, int], tuple[S, tuple[Effect, ...]]] | None = field(default=None, repr=False)  # + effects
     timer: Callable[[S], Timer | None] = field(default=_no_timer, repr=False)
     expire: Callable[[S], tuple[S, tuple[Effect, ...]]] | None = field(default=None, repr=False)
     clocked: Callable[[S], frozenset[Seat]] | None = field(default=None, repr=False)  # default: awaiting
@@ -242,15 +242,91 @@ class Rules(Generic[S, M, C]):
     def option(self, name: str) -> Option:
         return next(o for o in self.options if o.name == name)
 
-    def opening(self, config: C, seed: int) -> tuple[S, tuple[Effect, ...]]:
-        """The initial state and what the deal told each seat (the `started` record's effects)."""
-        if self.start is not None:
-            return self.start(config, seed)
-        return self.initial_state(config, seed), ()
-
     def clocked_seats(self, state: S) -> frozenset[Seat]:
         """The awaited seats whose clocks run now (EKKO's window pauses them)."""
         return self.clocked(state) if self.clocked is not None else self.awaiting(state)
+
+
+# --- inputs: everything that moves a game on, and the one function that applies them ---------
+
+
+@dataclass(frozen=True, slots=True)
+class Started:
+    """The table is full: deal (the `started` record)."""
+
+    config: Any
+    seed: int
+    record: ClassVar[str] = "started"
+
+
+@dataclass(frozen=True, slots=True)
+class Moved:
+    """A seat's move (the `move` record); ``move`` is the engine's parsed move value."""
+
+    seat: Seat
+    move: Any
+    record: ClassVar[str] = "move"
+
+
+@dataclass(frozen=True, slots=True)
+class TimedOut:
+    """A seat's clock ran out: the page's default move (the `timeout` record)."""
+
+    seat: Seat
+    record: ClassVar[str] = "timeout"
+
+
+@dataclass(frozen=True, slots=True)
+class Resigned:
+    """A seat resigned, or forfeited on time (the `resigned` record)."""
+
+    seat: Seat
+    record: ClassVar[str] = "resigned"
+
+
+@dataclass(frozen=True, slots=True)
+class Expired:
+    """The game's own timer ran out (the `expired` record; EKKO's reaction window)."""
+
+    record: ClassVar[str] = "expired"
+
+
+Input = Started | Moved | TimedOut | Resigned | Expired
+INPUT_RECORDS = frozenset(cls.record for cls in (Started, Moved, TimedOut, Resigned, Expired))
+
+
+def step(rules: Rules[S, M, C], state: S | None, given: Input) -> tuple[S, tuple[Effect, ...]]:
+    """Apply one input: the only place that maps an input to an engine function.
+
+    ``state`` is None before `Started`. Raises the engine's `RulesError`s for a refused move.
+    """
+    if isinstance(given, Started):
+        return rules.setup(given.config, given.seed)
+    assert state is not None, "a game input before the start"
+    if isinstance(given, Moved):
+        return rules.apply(state, given.seat, given.move)
+    if isinstance(given, TimedOut):
+        return rules.timeout(state, given.seat)
+    if isinstance(given, Resigned):
+        return rules.resign(state, given.seat)
+    if rules.expire is None:
+        raise ValueError(f"{rules.name} has no game timer to expire")
+    return rules.expire(state)
+
+
+def fallback(rules: Rules[S, M, C], state: S) -> Input | None:
+    """What moves the game on when no awaited seat can move: None while one can.
+
+    The game timer expires if there is one (the answered seats of EKKO's window wait for it),
+    otherwise the lowest awaited seat times out (its page's default move). None once the game
+    is over. Bots' playouts, the benchmarks and the contract test all use this.
+    """
+    awaiting = rules.awaiting(state)
+    if not awaiting or any(rules.legal_moves(state, seat) for seat in awaiting):
+        return None
+    if rules.expire is not None and rules.timer(state) is not None:
+        return Expired()
+    return TimedOut(min(awaiting))
 
 
 def put(items: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:

@@ -1493,8 +1493,7 @@ RULES: Rules[State, Move, Config] = Rules(
         MoveSpec("pass", "Let a last card stand in an open reaction window"),
     ),
     parse_config=parse_config,
-    initial_state=initial_state,
-    start=start,
+    setup=start,
     awaiting=awaiting,
     legal_moves=legal_moves,
     view=view,  # type: ignore[arg-type]

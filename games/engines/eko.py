@@ -623,6 +623,11 @@ def parse_config(options: JSON, players: int) -> Config:
     return config
 
 
+def start(config: Config, seed: int) -> tuple[State, tuple[Effect, ...]]:
+    """The deal of `initial_state`, which tells nobody anything (the `started` record has no effects)."""
+    return initial_state(config, seed), ()
+
+
 def initial_state(config: Config, seed: int) -> State:
     """§A4: board, discs, colours, first seat, then the Emperor swap (or the `setup` position)."""
     n = config.players
@@ -1816,7 +1821,7 @@ RULES: Rules[State, Move, Config] = Rules(
         ),
     ),
     parse_config=parse_config,
-    initial_state=initial_state,
+    setup=start,
     awaiting=awaiting,
     legal_moves=legal_moves,
     view=view,

@@ -388,7 +388,7 @@ TOY: Rules[ToyState, ToyMove, int] = Rules(
         MoveSpec("snap", "interrupt: snap top + 1", (MoveField("card", "integer"), MoveField("against", "integer"))),
     ),
     parse_config=toy_parse_config,
-    initial_state=toy_initial_state,
+    setup=lambda players, seed: (toy_initial_state(players, seed), ()),
     awaiting=toy_awaiting,
     legal_moves=toy_legal_moves,
     view=toy_view,
@@ -429,7 +429,7 @@ def _positions(rules: Rules[Any, Any, Any], players: int, seed: int, limit: int)
     (an interrupt) or shares ``awaiting`` with others (a simultaneous prompt), when the
     playout has any.
     """
-    state = rules.initial_state(rules.parse_config({}, players), seed)
+    state = rules.setup(rules.parse_config({}, players), seed)[0]
     gen = rng(seed, "test", "positions")
     found: list[tuple[Any, Seat]] = []
     for _ in range(min(rules.max_moves, 400)):

@@ -62,9 +62,9 @@ def test_random_playout_keeps_the_contract(game: str, data: st.DataObject) -> No
     players = data.draw(st.integers(rules.seats.start, rules.seats.stop - 1), label="players")
     seed = data.draw(st.integers(0, 2**63 - 1), label="seed")
     config = rules.parse_config({}, players)
-    state = rules.initial_state(config, seed)
-    assert rules.dump_state(rules.initial_state(config, seed)) == rules.dump_state(state), "setup is not deterministic"
-    opened, opening_effects = rules.opening(config, seed)
+    state = rules.setup(config, seed)[0]
+    assert rules.dump_state(rules.setup(config, seed)[0]) == rules.dump_state(state), "setup is not deterministic"
+    opened, opening_effects = rules.setup(config, seed)
     assert rules.dump_state(opened) == rules.dump_state(state), "start and initial_state disagree"
     for effect in opening_effects:
         json.dumps(effect.to_json())
@@ -93,7 +93,7 @@ def test_random_playout_keeps_the_contract(game: str, data: st.DataObject) -> No
     assert sorted(s for group in outcome.ranking for s in group) == list(range(players))
     assert outcome.winners == outcome.ranking[0]
     assert len(outcome.scores) == players
-    replayed = rules.initial_state(config, seed)
+    replayed = rules.setup(config, seed)[0]
     for kind, seat, move in inputs:
         replayed, _ = _do(rules, replayed, kind, seat, move)
     assert _canon(rules.dump_state(replayed)) == _canon(rules.dump_state(state)), "replay is not deterministic"
@@ -153,7 +153,7 @@ def test_anything_a_client_sends_is_parsed_or_refused_with_a_rules_error(game: s
     extra = data.draw(st.dictionaries(st.text(max_size=6), _json_values, max_size=1))
     payload = data.draw(st.sampled_from([{"type": spec.type, **fields}, {"type": spec.type, **fields, **extra}]))
     players = rules.seats.start
-    state = rules.initial_state(rules.parse_config({}, players), data.draw(st.integers(0, 2**32)))
+    state = rules.setup(rules.parse_config({}, players), data.draw(st.integers(0, 2**32)))[0]
     try:
         move = rules.parse_move(payload)
     except RulesError as exc:
@@ -177,4 +177,4 @@ def test_any_options_are_accepted_or_refused_with_invalid_options(game: str, dat
     players = data.draw(st.integers(rules.seats.start, rules.seats.stop - 1))
     # a `setup` that needs the board may only be checked with the seed: the platform does both at creation
     with contextlib.suppress(InvalidOptions):
-        rules.initial_state(rules.parse_config(options, players), data.draw(st.integers(0, 2**32)))
+        rules.setup(rules.parse_config(options, players), data.draw(st.integers(0, 2**32)))[0]

@@ -28,7 +28,7 @@ def make(setup: dict[str, Any], *, seed: int = 0, **options: Any) -> State:
         if "tableau" in seat:
             seat["tableau"] = [{"card": c} if isinstance(c, str) else c for c in seat["tableau"]]
     config = ECOS.parse_config({"setup": setup, **options}, len(setup["seats"]))
-    return ECOS.initial_state(config, seed)
+    return ECOS.setup(config, seed)[0]
 
 
 def play(state: State, seat: int, move: dict[str, Any]) -> tuple[State, tuple[Effect, ...]]:
@@ -143,7 +143,7 @@ STANDARD = {
 
 def test_b13_1_four_player_preset_setup() -> None:
     config = ECOS.parse_config({}, 4)
-    state = ECOS.initial_state(config, 11)
+    state = ECOS.setup(config, 11)[0]
     presets = []
     for st in state.seats:
         assert len(st.tableau) == 3
@@ -171,14 +171,14 @@ def test_b13_1_four_player_preset_setup() -> None:
         (0, 1): Tile("water"),
     }
     assert (state.land, state.water) == (43, 28)
-    again = ECOS.initial_state(config, 11)
+    again = ECOS.setup(config, 11)[0]
     assert [CARDS[st.tableau[0].card].preset for st in again.seats] == presets
     assert again.harbinger == state.harbinger
     assert ECOS.dump_state(again) == ECOS.dump_state(state)
 
 
 def test_b13_2_two_player_setup() -> None:
-    state = ECOS.initial_state(ECOS.parse_config({}, 2), 3)
+    state = ECOS.setup(ECOS.parse_config({}, 2), 3)[0]
     assert state.phase == "choose_active" and ECOS.awaiting(state) == {0, 1}
     for st in state.seats:
         owned = [ip.card for ip in st.tableau] + list(st.hand)
@@ -645,7 +645,7 @@ def test_b13_25_timeouts() -> None:
 
 
 def test_b13_26_redaction() -> None:
-    state = ECOS.initial_state(ECOS.parse_config({}, 3), 5)
+    state = ECOS.setup(ECOS.parse_config({}, 3), 5)[0]
     view = ECOS.view(state, 1, None)
     assert view["hand"] == list(state.seats[1].hand)
     assert "hand" not in view["seats"][0] and view["seats"][0]["hand_counts"] == {"blue": 3, "brown": 6}

@@ -34,7 +34,7 @@ from tests.engines.test_ecos import (
 
 
 def start(players: int, seed: int = 1, **options: Any) -> State:
-    return ECOS.initial_state(ECOS.parse_config(options, players), seed)
+    return ECOS.setup(ECOS.parse_config(options, players), seed)[0]
 
 
 def default_all(state: State) -> State:
@@ -204,7 +204,7 @@ def test_setup_defaults_and_supplies() -> None:
     assert (state.round, state.harbinger) == (1, 0)
     line = make({"seats": [{}, {}, {}]}, start_map="line")
     assert sorted(board(line)) == [(-1, 0), (0, 0), (1, 0), (2, 0)]
-    assert ECOS.initial_state(ECOS.parse_config({"start_map": "line"}, 3), 1).tiles == line.tiles
+    assert ECOS.setup(ECOS.parse_config({"start_map": "line"}, 3), 1)[0].tiles == line.tiles
 
 
 def test_forced_draws_drop_when_the_token_is_gone() -> None:
@@ -233,7 +233,7 @@ def test_catalogue() -> None:
         "gain_card",
         "gain_card_keep",
     }
-    short = ECOS.initial_state(ECOS.parse_config({"target_score": 60}, 3), 2)
+    short = ECOS.setup(ECOS.parse_config({"target_score": 60}, 3), 2)[0]
     assert ECOS.view(short, 0, None)["target_score"] == 60
 
 
@@ -638,7 +638,7 @@ def _cards_in(data: Any) -> set[str]:
     [(2, {}), (3, {"cards": "draft"}), (4, {}), (5, {"cards": "draft", "preset_seats": [0, 3]}), (6, {})],
 )
 def test_public_effects_never_carry_hidden_cards(players: int, options: dict[str, Any]) -> None:
-    state = ECOS.initial_state(ECOS.parse_config(options, players), players * 13)
+    state = ECOS.setup(ECOS.parse_config(options, players), players * 13)[0]
     gen = random.Random(players)
     for _ in range(600):
         waiting = sorted(ECOS.awaiting(state))
@@ -693,7 +693,7 @@ def test_heuristic_prefers_the_leader() -> None:
 
 def test_full_games_end() -> None:
     for players in (2, 3, 6):
-        state = ECOS.initial_state(ECOS.parse_config({"target_score": 40}, players), 7)
+        state = ECOS.setup(ECOS.parse_config({"target_score": 40}, players), 7)[0]
         gen = random.Random(players)
         for _ in range(ECOS.max_moves):
             waiting = sorted(ECOS.awaiting(state))
@@ -709,15 +709,15 @@ def test_full_games_end() -> None:
 
 def test_start_effects_deal_hands_privately() -> None:
     config = ECOS.parse_config({}, 4)
-    state, fx = ECOS.opening(config, 9)
-    assert ECOS.dump_state(state) == ECOS.dump_state(ECOS.initial_state(config, 9))
+    state, fx = ECOS.setup(config, 9)
+    assert ECOS.dump_state(state) == ECOS.dump_state(ECOS.setup(config, 9)[0])
     assert public(fx, "game_started") == [{"harbinger": state.harbinger, "cards": "preset", "start_map": "standard"}]
     dealt = [e for e in fx if e.kind == "hand_dealt"]
     assert [(e.to, e.data["cards"]) for e in dealt] == [(frozenset({s}), list(state.seats[s].hand)) for s in range(4)]
     assert "token_drawn" in kinds(fx)
     hidden = {c for st in state.seats for c in st.hand}
     assert not any(c in json.dumps(e.to_json()) for e in fx if e.to is None for c in hidden)
-    draft, fx = ECOS.opening(ECOS.parse_config({"cards": "draft"}, 3), 9)
+    draft, fx = ECOS.setup(ECOS.parse_config({"cards": "draft"}, 3), 9)
     assert [(e.to, e.data["cards"]) for e in fx if e.kind == "pack_received"] == [
         (frozenset({s}), list(draft.packs[s])) for s in range(3)
     ]

@@ -49,7 +49,7 @@ def deal(
     if next_rounds is not None:
         setup["next_rounds"] = next_rounds
     config = R.parse_config({**options, "setup": setup}, len(hand_lists))
-    return Table(R.initial_state(config, seed))
+    return Table(R.setup(config, seed)[0])
 
 
 class Table:
@@ -175,7 +175,7 @@ def test_forty_mirrors_break_parity_and_fifty_respect_it() -> None:
 def test_s02_deal_sizes(players: int, size: int) -> None:
     config = R.parse_config({"auto_forced_draw": False}, players)
     for seed in range(5):
-        state = R.initial_state(config, seed)
+        state = R.setup(config, seed)[0]
         assert [len(h) for h in state.hands] == [size] * players
         assert len(state.area) == 1 and state.area_how == ("start",) and state.area_by == (state.dealer,)
         assert len(state.draw_pile) == 98 - size * players - 1
@@ -192,7 +192,7 @@ def test_s02_player_limits_are_refused(players: int) -> None:
 def test_deal_goes_one_card_at_a_time_from_the_dealers_left() -> None:
     """§1.3.4: deck[0] to the dealer's left, clockwise; then the start card; then the pile."""
     config = R.parse_config({"first_dealer": 2, "auto_forced_draw": False}, 3)
-    state = R.initial_state(config, 99)
+    state = R.setup(config, 99)[0]
     deck = ekko.shuffled(ekko.DECK, ekko.rng(99, "deal", 1))
     order = [0, 1, 2]  # the left of seat 2 is seat 0
     for j, seat in enumerate(order):
@@ -203,9 +203,9 @@ def test_deal_goes_one_card_at_a_time_from_the_dealers_left() -> None:
 
 def test_s03_same_seed_same_game() -> None:
     config = R.parse_config({}, 4)
-    one, two = R.initial_state(config, 42), R.initial_state(config, 42)
+    one, two = R.setup(config, 42)[0], R.setup(config, 42)[0]
     assert (one.dealer, one.hands, one.area, one.draw_pile) == (two.dealer, two.hands, two.area, two.draw_pile)
-    assert R.initial_state(config, 43).draw_pile != one.draw_pile
+    assert R.setup(config, 43)[0].draw_pile != one.draw_pile
     rnd = random.Random(3)
     moves = []
     state = one
@@ -225,9 +225,9 @@ def test_s03_same_seed_same_game() -> None:
 
 
 def test_first_dealer_random_uses_the_seed_and_the_option_names_a_seat() -> None:
-    dealers = {R.initial_state(R.parse_config({}, 5), seed).dealer for seed in range(40)}
+    dealers = {R.setup(R.parse_config({}, 5), seed)[0].dealer for seed in range(40)}
     assert dealers == {0, 1, 2, 3, 4}
-    assert R.initial_state(R.parse_config({"first_dealer": 3}, 5), 7).dealer == 3
+    assert R.setup(R.parse_config({"first_dealer": 3}, 5), 7)[0].dealer == 3
 
 
 def test_first_player_is_left_of_the_dealer() -> None:
@@ -1162,7 +1162,7 @@ def test_setup_scores_round_and_unlisted_cards() -> None:
     assert t.state.scores == (3, 4, 5, 6) and t.state.dealer == C and t.current == D
     assert t.state.draw_pile[:3] == (98, 97, 5) and t.state.draw_pile[-1] == 96
     config = R.parse_config({"setup": {"hands": [[1], [2]], "start": 50, "round": 4}}, 2)
-    assert R.initial_state(config, 1).round == 4
+    assert R.setup(config, 1)[0].round == 4
 
 
 def test_state_round_trips_through_json_in_every_phase() -> None:
@@ -1259,7 +1259,7 @@ _OPTION_SETS = [
 
 def _random_playout(players: int, seed: int, options: dict[str, Any], rnd: random.Random) -> int:
     """Property test §1.10 #40: conservation, termination, no leak, awaiting never empty in play."""
-    state = R.initial_state(R.parse_config(options, players), seed)
+    state = R.setup(R.parse_config(options, players), seed)[0]
     rounds_seen = {state.round}
     records = 0
     while R.awaiting(state):
@@ -1304,7 +1304,7 @@ def test_s40_random_playouts_keep_the_invariants(players: int) -> None:
 
 def test_determinize_keeps_every_view_and_legal_move() -> None:
     rnd = random.Random(11)
-    state = R.initial_state(R.parse_config({"strict": True}, 5), 11)
+    state = R.setup(R.parse_config({"strict": True}, 5), 11)[0]
     for _ in range(150):
         if not R.awaiting(state):
             break

@@ -40,7 +40,7 @@ def _setup_options(case: dict[str, Any]) -> dict[str, Any]:
 
 def _start(setup: dict[str, Any], players: int = 2, **options: Any) -> eko.State:
     config = RULESET.parse_config({"layout": "standard", "setup": setup, **options}, players)
-    return RULESET.initial_state(config, 1)
+    return RULESET.setup(config, 1)[0]
 
 
 def _at(view: Any, path: str) -> Any:
@@ -129,7 +129,7 @@ def test_scenario(path: Path) -> None:
     assert doc["description"]
     for case in doc["cases"]:
         config = RULESET.parse_config(_setup_options(case), case.get("players", 2))
-        state = RULESET.initial_state(config, case.get("seed", 0))
+        state = RULESET.setup(config, case.get("seed", 0))[0]
         assert RULESET.invariant_violations(state) == []
         for step in case["steps"]:
             state = _run_step(state, step)
@@ -170,7 +170,7 @@ def test_standard_board_matches_the_page_fixture(players: int) -> None:
 def test_setup_fills_the_board() -> None:
     """§A10.1."""
     for seed in (0, 1, 99):
-        state = RULESET.initial_state(RULESET.parse_config({"layout": "standard"}, 2), seed)
+        state = RULESET.setup(RULESET.parse_config({"layout": "standard"}, 2), seed)[0]
         view = RULESET.view(state, None, None)
         sand = [sp for sp in view["board"]["spaces"].values() if sp["type"] == "sand"]
         assert len(sand) == 32 and all(sp["stack"]["height"] == 1 for sp in sand)
@@ -181,10 +181,10 @@ def test_setup_fills_the_board() -> None:
             assert view["seats"][seat]["boxed"] == 0
         assert sum(sp["type"] == "capital" for sp in view["board"]["spaces"].values()) == 1
         assert view["phase"] == "emperor_swap" and view["active"] is None and view["turn"] == 1
-        again = RULESET.initial_state(RULESET.parse_config({"layout": "standard"}, 2), seed)
+        again = RULESET.setup(RULESET.parse_config({"layout": "standard"}, 2), seed)[0]
         assert RULESET.dump_state(again) == RULESET.dump_state(state)
     dumps = {
-        json.dumps(RULESET.dump_state(RULESET.initial_state(RULESET.parse_config({"layout": "standard"}, 2), s)))
+        json.dumps(RULESET.dump_state(RULESET.setup(RULESET.parse_config({"layout": "standard"}, 2), s)[0]))
         for s in range(6)
     }
     assert len(dumps) > 1, "the seed must change the disc layout"
@@ -194,7 +194,7 @@ def test_setup_colours_and_first_seat_follow_the_seed() -> None:
     """§A4.3–4: colours are the first N, shuffled; the first seat is drawn; all from the seed."""
     firsts, orders = set(), set()
     for seed in range(40):
-        state = RULESET.initial_state(RULESET.parse_config({"layout": "standard"}, 4), seed)
+        state = RULESET.setup(RULESET.parse_config({"layout": "standard"}, 4), seed)[0]
         colours = tuple(s.color for s in state.seats)
         assert sorted(colours) == sorted(eko.COLORS)
         firsts.add(state.first)
@@ -285,7 +285,7 @@ def test_setup_puts_unlisted_discs_in_the_box_and_derives_supplies() -> None:
 def test_setup_on_a_random_layout_is_checked_against_that_board() -> None:
     config = RULESET.parse_config({"layout": "random", "setup": {"stacks": {"99,99": _stack(0, 1, True)} | E1}}, 2)
     with pytest.raises(InvalidOptions):
-        RULESET.initial_state(config, 3)
+        RULESET.setup(config, 3)[0]
 
 
 # --- 4. codecs ----------------------------------------------------------------------------------
@@ -339,7 +339,7 @@ def test_optional_move_fields_default_and_keys_are_normalised() -> None:
 
 
 def test_state_round_trips_through_json_mid_swap() -> None:
-    state = RULESET.initial_state(RULESET.parse_config({}, 3), 11)
+    state = RULESET.setup(RULESET.parse_config({}, 3), 11)[0]
     seat = min(RULESET.awaiting(state))
     state, _ = RULESET.apply(state, seat, RULESET.legal_moves(state, seat)[0])
     assert RULESET.parse_state(json.loads(json.dumps(RULESET.dump_state(state)))) == state
@@ -425,7 +425,7 @@ def _random_positions(count: int, seed: int) -> list[eko.State]:
     out = []
     for k in range(count):
         players = 2 + k % 3
-        state = RULESET.initial_state(RULESET.parse_config({}, players), seed * 1000 + k)
+        state = RULESET.setup(RULESET.parse_config({}, players), seed * 1000 + k)[0]
         for _ in range(gen.randrange(20, 160)):
             if not RULESET.awaiting(state):
                 break

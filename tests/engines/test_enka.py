@@ -42,7 +42,7 @@ def deal(
     for key in ("scores", "round", "next_rounds"):
         if key in options:
             setup[key] = options.pop(key)
-    return R.initial_state(R.parse_config({**options, "setup": setup}, len(hands)), 12345)
+    return R.setup(R.parse_config({**options, "setup": setup}, len(hands)), 12345)[0]
 
 
 def full_deal(
@@ -122,20 +122,20 @@ def test_card_values_and_a_scored_hand() -> None:
 
 def test_setup_from_seed_deals_six_each_and_turns_a_number_card() -> None:
     config = R.parse_config({"first_dealer": 0}, 4)
-    state = no_violations(R.initial_state(config, 9))
+    state = no_violations(R.setup(config, 9)[0])
     assert [len(h) for h in state.hands] == [6] * 4
     assert enka.RANK_OF[state.discard[-1]].isdigit()
     assert state.current_color == enka.COLOR_OF[state.discard[-1]]
     assert state.current == B and state.direction == 1 and state.dealer == A and state.place_seq == 1
-    assert R.dump_state(R.initial_state(config, 9)) == R.dump_state(state)
-    assert R.dump_state(R.initial_state(config, 10)) != R.dump_state(state)
+    assert R.dump_state(R.setup(config, 9)[0]) == R.dump_state(state)
+    assert R.dump_state(R.setup(config, 10)[0]) != R.dump_state(state)
 
 
 def test_special_start_cards_are_listed_as_returned_and_back_in_the_pile() -> None:
     config = R.parse_config({"first_dealer": 0}, 4)
     seen = 0
     for seed in range(40):
-        state = R.initial_state(config, seed)
+        state = R.setup(config, seed)[0]
         view = R.view(state, None, None)
         assert view["returned"] == list(state.returned)
         assert all(not enka.RANK_OF[c].isdigit() for c in state.returned)
@@ -151,7 +151,7 @@ def test_a_returned_start_card_goes_back_and_the_next_pile_card_is_turned() -> N
 
 
 def test_random_first_dealer_comes_from_the_seed() -> None:
-    dealers = {R.initial_state(R.parse_config({}, 4), seed).dealer for seed in range(30)}
+    dealers = {R.setup(R.parse_config({}, 4), seed)[0].dealer for seed in range(30)}
     assert dealers == {0, 1, 2, 3}
 
 
@@ -171,7 +171,7 @@ def test_two_and_eight_players_are_accepted(players: int) -> None:
 
 def test_max_players_override_allows_nine_and_ten() -> None:
     for players in (9, 10):
-        state = R.initial_state(R.parse_config({"max_players_override": True}, players), 3)
+        state = R.setup(R.parse_config({"max_players_override": True}, players), 3)[0]
         assert no_violations(state) and [len(h) for h in state.hands] == [6] * players
     with pytest.raises(InvalidOptions):
         R.parse_config({"max_players_override": True}, 11)
@@ -233,7 +233,7 @@ def test_every_option_of_the_page_is_in_the_catalogue() -> None:
 
 
 def test_hand_size_option_changes_the_deal() -> None:
-    state = R.initial_state(R.parse_config({"hand_size": 10}, 8), 4)
+    state = R.setup(R.parse_config({"hand_size": 10}, 8), 4)[0]
     assert [len(h) for h in state.hands] == [10] * 8 and no_violations(state)
 
 
@@ -1229,7 +1229,7 @@ def test_random_playouts_conserve_cards_and_end(
     players: int, seed: int, take5_mode: str, start_card: str, strict: bool, choices: Any
 ) -> None:
     options = {"take5_mode": take5_mode, "start_card": start_card, "strict": strict, "target_score": 200}
-    state = R.initial_state(R.parse_config(options, players), seed)
+    state = R.setup(R.parse_config(options, players), seed)[0]
     rounds = [state.round]
     for _ in range(20_000):
         assert R.invariant_violations(state) == []

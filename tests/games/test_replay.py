@@ -27,7 +27,7 @@ def test_service_state_equals_the_engine_applied_directly(game, make_user, djang
     for user in users[1:]:
         services.match_join(match_id=match.id, user=user)
     match.refresh_from_db()
-    direct = rules.initial_state(rules.parse_config(match.options, match.players), match.seed)
+    direct = rules.setup(rules.parse_config(match.options, match.players), match.seed)[0]
     chooser = random.Random(game)
     for _ in range(60):
         match.refresh_from_db()

@@ -73,7 +73,7 @@ def test_replay_oracle_service_equals_engine(toy_game, alice_bob):
     alice, bob = alice_bob
     match = start(alice_bob)
     moves = [(alice, 0, 1), (bob, 1, 2), (alice, 0, 1)]
-    expected = toy_game.initial_state(toy_game.parse_config({}, 2), match.seed)
+    expected = toy_game.setup(toy_game.parse_config({}, 2), match.seed)[0]
     for user, seat, n in moves:
         play(match, user, n)
         expected, _ = toy_game.apply(expected, seat, {"type": "take", "n": n})

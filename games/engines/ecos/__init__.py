@@ -34,7 +34,6 @@ from games.engines.ecos.engine import (
     apply,
     awaiting,
     heuristic,
-    initial_state,
     invariant_violations,
     legal_moves,
     outcome,
@@ -134,7 +133,7 @@ RULES: Rules = Rules(
     options=OPTIONS,
     moves=MOVES,
     parse_config=parse_config,
-    initial_state=initial_state,
+    setup=start,
     awaiting=awaiting,
     legal_moves=legal_moves,
     view=view,
@@ -149,5 +148,4 @@ RULES: Rules = Rules(
     invariant_violations=invariant_violations,
     determinize=determinize,
     heuristic=heuristic,
-    start=start,
 )

@@ -1,0 +1,390 @@
+"""What every engine would otherwise write again: option parsing, the move codec, a working copy.
+
+- `parse_options` validates a match's options against the game's `Option` specs (types, bounds,
+  choices, unknown names) and fills in the defaults, so an engine's ``parse_config`` only maps the
+  result onto its ``Config`` and checks what is particular to the game (its `setup` fixture).
+- `MoveCodec` derives the move JSON from the move dataclasses themselves: each class names its
+  ``TYPE`` (and a ``DESCRIPTION`` for the OpenAPI document); each field's JSON member is the field
+  name without a trailing underscore (``from_`` → ``from``); its JSON type, whether it is required
+  and its choices come from the annotation (``Literal[...]`` gives the choices, ``X | None`` with a
+  default makes the member optional); `arg` adds a description, bounds or a parse hook. It yields
+  the catalogue's `MoveSpec`s, ``parse`` (raises `InvalidMove`) and ``dump`` (a member whose value
+  is None and whose field has a default is left out).
+- `Draft` is the one working-copy idiom: a transition reads ``d.state`` (typed), writes with
+  ``d.set(field=value)`` and announces with ``d.emit(kind, data, to)``; ``d.done()`` returns the
+  new state and its effects. The input state is never mutated.
+
+Pure like the engines: no Django, no clock, no I/O.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar, get_args, get_origin
+
+from games.engines.base import (
+    JSON,
+    Effect,
+    FieldType,
+    InvalidMove,
+    InvalidOptions,
+    MoveField,
+    MoveSpec,
+    Option,
+    Seat,
+)
+
+S = TypeVar("S")
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+    D = TypeVar("D", bound=DataclassInstance)
+else:
+    D = TypeVar("D")
+
+# --- options ------------------------------------------------------------------------------------
+
+
+def _is_int(value: object) -> bool:
+    return type(value) is int
+
+
+def _bounds(option: Option) -> str:
+    if option.minimum is not None and option.maximum is not None:
+        return f"from {option.minimum} to {option.maximum}"
+    if option.minimum is not None:
+        return f">= {option.minimum}"
+    if option.maximum is not None:
+        return f"<= {option.maximum}"
+    return ""
+
+
+def _option_value(option: Option, value: Any, players: int) -> Any:
+    name = option.name
+    if value is None and option.default is None:
+        return None
+    if option.type == "integer":
+        low, high = option.minimum, option.maximum
+        if not _is_int(value) or (low is not None and value < low) or (high is not None and value > high):
+            raise InvalidOptions(f"{name} must be an integer {_bounds(option)}".rstrip())
+    elif option.type == "boolean":
+        if type(value) is not bool:
+            raise InvalidOptions(f"{name} must be a boolean")
+    elif option.type == "string":
+        if not isinstance(value, str) or (option.choices is not None and value not in option.choices):
+            allowed = " or ".join(f'"{c}"' for c in option.choices or ())
+            raise InvalidOptions(f"{name} must be {allowed}" if allowed else f"{name} must be a string")
+    elif option.type == "seat_or_random":
+        if value != "random" and (not _is_int(value) or not 0 <= value < players):
+            raise InvalidOptions(f'{name} must be "random" or a seat index from 0 to {players - 1}')
+    return value
+
+
+def parse_options(specs: Sequence[Option], options: object, players: int) -> dict[str, Any]:
+    """Every option of ``specs`` by name: the given value, checked, or the default.
+
+    Objects (``type: "object"``, e.g. `setup`) pass through unchecked: the engine parses them.
+
+    >>> specs = (Option("n", "integer", 3, "", 1, 9), Option("who", "seat_or_random", "random", ""))
+    >>> parse_options(specs, {"n": 5}, 2)
+    {'n': 5, 'who': 'random'}
+    >>> parse_options(specs, {"n": 10}, 2)
+    Traceback (most recent call last):
+    games.engines.base.InvalidOptions: n must be an integer from 1 to 9
+    >>> parse_options(specs, {"m": 1}, 2)
+    Traceback (most recent call last):
+    games.engines.base.InvalidOptions: unknown option(s): m
+    """
+    if not isinstance(options, dict):
+        raise InvalidOptions("options must be an object")
+    known = {o.name for o in specs}
+    unknown = sorted(set(options) - known)
+    if unknown:
+        raise InvalidOptions(f"unknown option(s): {', '.join(map(str, unknown))}")
+    return {o.name: _option_value(o, options.get(o.name, o.default), players) for o in specs}
+
+
+# --- moves --------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Arg:
+    """What a move field's annotation cannot say: its description, bounds, and a parse hook.
+
+    ``parse`` turns the raw JSON member into the field's value and raises `InvalidMove` (for
+    values a type cannot express, like a hex key or a card id); ``dump`` is its inverse.
+    ``type`` overrides the derived JSON type (for members that ``parse`` builds).
+    """
+
+    description: str = ""
+    minimum: int | None = None
+    maximum: int | None = None
+    choices: tuple[Any, ...] | None = None
+    parse: Callable[[Any], Any] | None = None
+    dump: Callable[[Any], Any] | None = None
+    type: FieldType | None = None
+
+
+_ARG = "tabula.arg"
+
+
+def arg(
+    description: str = "",
+    *,
+    default: Any = dataclasses.MISSING,
+    minimum: int | None = None,
+    maximum: int | None = None,
+    choices: tuple[Any, ...] | None = None,
+    parse: Callable[[Any], Any] | None = None,
+    dump: Callable[[Any], Any] | None = None,
+    type: FieldType | None = None,
+) -> Any:
+    """A move dataclass field with codec metadata (``card: int = arg("the card", minimum=1)``)."""
+    meta = {_ARG: Arg(description, minimum, maximum, choices, parse, dump, type)}
+    return dataclasses.field(default=default, metadata=meta)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Member:
+    attr: str
+    name: str
+    type: FieldType
+    required: bool  # the member must be present
+    nullable: bool  # null is a value
+    omit_none: bool  # dump leaves the member out when it is None
+    default: Any
+    arg: Arg
+    choices: tuple[Any, ...] | None
+
+
+def _json_type(hint: Any) -> tuple[FieldType, tuple[Any, ...] | None]:
+    if get_origin(hint) is Literal:
+        values = get_args(hint)
+        kind: FieldType = (
+            "boolean"
+            if all(type(v) is bool for v in values)
+            else ("integer" if all(_is_int(v) for v in values) else "string")
+        )
+        return kind, values
+    if hint is bool:
+        return "boolean", None
+    if hint is int:
+        return "integer", None
+    if hint is str:
+        return "string", None
+    origin = get_origin(hint)
+    if origin in (tuple, list):
+        items = [a for a in get_args(hint) if a is not Ellipsis]
+        item_type, _ = _json_type(items[0]) if items else ("object", None)
+        if item_type == "integer":
+            return "integer_list", None
+        if item_type == "string":
+            return "string_list", None
+        return "object_list", None
+    return "object", None
+
+
+def _strip_none(hint: Any) -> tuple[Any, bool]:
+    origin = get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        args = [a for a in get_args(hint) if a is not type(None)]
+        if len(args) < len(get_args(hint)):
+            return (args[0] if len(args) == 1 else typing.Union[tuple(args)]), True  # noqa: UP007
+    return hint, False
+
+
+def _members(cls: type) -> tuple[_Member, ...]:
+    hints = typing.get_type_hints(cls, include_extras=False)
+    out = []
+    for f in dataclasses.fields(cls):
+        meta: Arg = f.metadata.get(_ARG, Arg())
+        hint, nullable = _strip_none(hints[f.name])
+        kind, choices = _json_type(hint)
+        has_default = f.default is not dataclasses.MISSING
+        out.append(
+            _Member(
+                attr=f.name,
+                name=f.name.rstrip("_"),
+                type=meta.type or kind,
+                required=not has_default,
+                nullable=nullable,
+                omit_none=nullable and has_default,
+                default=f.default if has_default else None,
+                arg=meta,
+                choices=meta.choices if meta.choices is not None else choices,
+            )
+        )
+    return tuple(out)
+
+
+_CHECKS: dict[FieldType, Callable[[Any], bool]] = {
+    "integer": _is_int,
+    "string": lambda v: isinstance(v, str),
+    "boolean": lambda v: type(v) is bool,
+    "integer_list": lambda v: isinstance(v, list) and all(_is_int(x) for x in v),
+    "string_list": lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
+    "object": lambda v: isinstance(v, dict),
+    "object_list": lambda v: isinstance(v, list) and all(isinstance(x, dict) for x in v),
+}
+_NOUNS: dict[FieldType, str] = {
+    "integer": "an integer",
+    "string": "a string",
+    "boolean": "a boolean",
+    "integer_list": "a list of integers",
+    "string_list": "a list of strings",
+    "object": "an object",
+    "object_list": "a list of objects",
+}
+
+
+def _parse_member(kind: str, m: _Member, raw: Any) -> Any:
+    if raw is None and m.nullable:
+        return None
+    if m.arg.parse is not None:
+        return m.arg.parse(raw)
+    if not _CHECKS[m.type](raw):
+        raise InvalidMove(f"`{kind}`: `{m.name}` must be {_NOUNS[m.type]}{' or null' if m.nullable else ''}")
+    low, high = m.arg.minimum, m.arg.maximum
+    values = raw if m.type == "integer_list" else [raw] if m.type == "integer" else []
+    for v in values:
+        if (low is not None and v < low) or (high is not None and v > high):
+            span = (
+                f"from {low} to {high}"
+                if low is not None and high is not None
+                else f">= {low}"
+                if low
+                else f"<= {high}"
+            )
+            raise InvalidMove(f"`{kind}`: `{m.name}` must be {span}")
+    if m.choices is not None and raw not in m.choices:
+        raise InvalidMove(f"`{kind}`: `{m.name}` must be one of {', '.join(map(str, m.choices))}")
+    return tuple(raw) if m.type in ("integer_list", "string_list") else raw
+
+
+class MoveCodec(Generic[S]):
+    """A game's moves as JSON, derived from its move dataclasses (see the module docstring).
+
+    >>> @dataclasses.dataclass(frozen=True)
+    ... class Play:
+    ...     TYPE: ClassVar[str] = "play"
+    ...     DESCRIPTION: ClassVar[str] = "Play a card"
+    ...     card: int = arg("the card", minimum=1, maximum=98)
+    ...     discard: int | None = arg(default=None)
+    >>> codec: MoveCodec[Play] = MoveCodec(Play)
+    >>> codec.parse({"type": "play", "card": 40})
+    Play(card=40, discard=None)
+    >>> codec.dump(Play(40))
+    {'type': 'play', 'card': 40}
+    >>> codec.parse({"type": "play", "card": 99})
+    Traceback (most recent call last):
+    games.engines.base.InvalidMove: `play`: `card` must be from 1 to 98
+    >>> codec.parse({"type": "play"})
+    Traceback (most recent call last):
+    games.engines.base.InvalidMove: `play` needs `card`
+    """
+
+    def __init__(self, *classes: type) -> None:
+        self._by_type: dict[str, tuple[type, tuple[_Member, ...]]] = {}
+        self._by_class: dict[type, tuple[str, tuple[_Member, ...]]] = {}
+        specs = []
+        for cls in classes:
+            kind: str = vars(cls)["TYPE"]
+            members = _members(cls)
+            self._by_type[kind] = (cls, members)
+            self._by_class[cls] = (kind, members)
+            specs.append(
+                MoveSpec(
+                    kind,
+                    getattr(cls, "DESCRIPTION", ""),
+                    tuple(
+                        MoveField(
+                            m.name,
+                            m.type,
+                            m.arg.description,
+                            m.required,
+                            m.choices,
+                            m.arg.minimum,
+                            m.arg.maximum,
+                            m.nullable,
+                        )
+                        for m in members
+                    ),
+                )
+            )
+        self.specs: tuple[MoveSpec, ...] = tuple(specs)
+
+    def parse(self, obj: object) -> S:
+        """A move object as its dataclass; anything else raises `InvalidMove` (→ 400)."""
+        if not isinstance(obj, dict):
+            raise InvalidMove("a move is a JSON object")
+        kind = obj.get("type")
+        entry = self._by_type.get(kind) if isinstance(kind, str) else None
+        if entry is None:
+            raise InvalidMove(f"unknown move type {kind!r}")
+        cls, members = entry
+        names = {m.name for m in members}
+        extra = sorted(set(obj) - names - {"type"})
+        if extra:
+            raise InvalidMove(f"`{kind}` has no field(s) {', '.join(map(str, extra))}")
+        values: dict[str, Any] = {}
+        for m in members:
+            if m.name not in obj:
+                if m.required:
+                    raise InvalidMove(f"`{kind}` needs `{m.name}`")
+                continue
+            values[m.attr] = _parse_member(kind, m, obj[m.name])
+        move: S = cls(**values)
+        return move
+
+    def dump(self, move: S) -> JSON:
+        """The canonical JSON of a move."""
+        kind, members = self._by_class[type(move)]
+        out: JSON = {"type": kind}
+        for m in members:
+            value = getattr(move, m.attr)
+            if value is None and m.omit_none:
+                continue
+            if m.arg.dump is not None and value is not None:
+                value = m.arg.dump(value)
+            elif isinstance(value, tuple):
+                value = list(value)
+            out[m.name] = value
+        return out
+
+
+# --- the working copy ---------------------------------------------------------------------------
+
+
+class Draft(Generic[D]):
+    """A transition's working copy of a frozen state, and the effects it announces.
+
+    >>> @dataclasses.dataclass(frozen=True)
+    ... class Counter:
+    ...     n: int
+    >>> d = Draft(Counter(1))
+    >>> d.set(n=d.state.n + 1)
+    >>> d.emit("counted", {"n": d.state.n}, to=[0])
+    >>> d.done()
+    (Counter(n=2), (Effect(kind='counted', data={'n': 2}, to=frozenset({0})),))
+    """
+
+    __slots__ = ("effects", "state")
+
+    def __init__(self, state: D) -> None:
+        self.state = state
+        self.effects: list[Effect] = []
+
+    def set(self, **changes: Any) -> None:
+        self.state = dataclasses.replace(self.state, **changes)
+
+    def emit(self, kind: str, data: Mapping[str, Any], to: Iterable[Seat] | None = None) -> None:
+        self.effects.append(Effect(kind, data, None if to is None else frozenset(to)))
+
+    def done(self) -> tuple[D, tuple[Effect, ...]]:
+        return self.state, tuple(self.effects)
+
+
+__all__ = ["Arg", "ClassVar", "Draft", "MoveCodec", "arg", "parse_options"]
