@@ -322,7 +322,7 @@ class MoveCodec(Generic[S]):
             raise InvalidMove("a move is a JSON object")
         kind = obj.get("type")
         entry = self._by_type.get(kind) if isinstance(kind, str) else None
-        if entry is None:
+        if entry is None or not isinstance(kind, str):
             raise InvalidMove(f"unknown move type {kind!r}")
         cls, members = entry
         names = {m.name for m in members}

@@ -13,10 +13,11 @@ import pytest
 from games.engines import RULES, eko
 from games.engines.base import IllegalMove, InvalidMove, InvalidOptions, NotAwaited, RulesError
 from games.engines.rng import rng
+from tests.engines.scenarios import runner
 
 RULESET = RULES["eko"]
 SCENARIOS = Path(__file__).parent / "scenarios" / "eko"
-SCENARIO_FILES = sorted(SCENARIOS.glob("s*.toml"))
+SCENARIO_FILES = runner.files("eko")
 
 
 # --- helpers ---------------------------------------------------------------------------------
@@ -73,66 +74,9 @@ E1 = {"2,-4": _stack(1, 1, True)}
 # --- 1. scenarios as data (§A10) ---------------------------------------------------------------
 
 
-def _run_step(state: eko.State, step: dict[str, Any]) -> eko.State:
-    seat = step.get("seat")
-    effects: tuple[Any, ...] = ()
-    if "move" in step or "action" in step:
-        assert seat is not None
-        try:
-            if "move" in step:
-                new, effects = _play(state, seat, step["move"])
-            elif step["action"] == "timeout":
-                new, effects = RULESET.timeout(state, seat)
-            else:
-                new, effects = RULESET.resign(state, seat)
-        except RulesError as exc:
-            assert "error" in step, f"unexpected refusal {_reason(exc)}: {exc}"
-            assert _reason(exc) == step["error"], exc
-        else:
-            assert "error" not in step, f"expected {step['error']}, but it was accepted"
-            assert RULESET.invariant_violations(new) == []
-            state = new
-    kinds = [e.kind for e in effects]
-    for kind in step.get("effects", []):
-        assert kind in kinds, f"{kind} not in {kinds}"
-    for kind in step.get("absent_effects", []):
-        assert kind not in kinds, f"{kind} in {kinds}"
-    if "awaiting" in step:
-        assert sorted(RULESET.awaiting(state)) == step["awaiting"]
-    view = RULESET.view(state, step.get("viewer"), None)
-    for path, expected in step.get("view", {}).items():
-        assert _at(view, path) == expected, f"{path}: {_at(view, path)!r} != {expected!r}"
-    for path in step.get("nulls", []):
-        assert _at(view, path) is None, f"{path} is {_at(view, path)!r}"
-    lister = step.get("legal_seat", seat)
-    if lister is not None and ("legal" in step or "not_legal" in step):
-        legal = _legal_json(state, lister)
-        for move in step.get("legal", []):
-            assert move in legal, f"{move} not listed"
-        for move in step.get("not_legal", []):
-            assert move not in legal, f"{move} listed"
-    if "outcome" in step:
-        out = RULESET.outcome(state)
-        assert out is not None
-        want = step["outcome"]
-        assert sorted(out.winners) == want["winners"] and out.reason == want["reason"]
-        if "scores" in want:
-            assert list(out.scores) == want["scores"]
-        if "ranking" in want:
-            assert [sorted(g) for g in out.ranking] == want["ranking"]
-    return state
-
-
 @pytest.mark.parametrize("path", SCENARIO_FILES, ids=lambda p: p.stem)
 def test_scenario(path: Path) -> None:
-    doc = tomllib.loads(path.read_text())
-    assert doc["description"]
-    for case in doc["cases"]:
-        config = RULESET.parse_config(_setup_options(case), case.get("players", 2))
-        state = RULESET.setup(config, case.get("seed", 0))[0]
-        assert RULESET.invariant_violations(state) == []
-        for step in case["steps"]:
-            state = _run_step(state, step)
+    assert runner.run_file(RULESET, path, options_of=_setup_options) > 0
 
 
 # --- 2. board (§A3) ----------------------------------------------------------------------------
