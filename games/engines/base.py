@@ -218,7 +218,7 @@ class Rules(Generic[S, M, C]):
     # queries
     awaiting: Callable[[S], frozenset[Seat]] = field(repr=False)  # empty iff the game is over
     legal_moves: Callable[[S, Seat], Sequence[M]] = field(repr=False)  # concrete, deterministic order
-    view: Callable[[S, Seat | None, str | None], JSON] = field(repr=False)  # (state, viewer, timer deadline ISO)
+    view: Callable[[S, Seat | None, str | None], Mapping[str, Any]] = field(repr=False)  # (state, viewer, deadline ISO)
     outcome: Callable[[S], Outcome | None] = field(repr=False)  # None while playing
     # transitions (each returns the new state and what happened; the input state is never mutated)
     apply: Callable[[S, Seat, M], tuple[S, tuple[Effect, ...]]] = field(repr=False)
