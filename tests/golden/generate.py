@@ -10,7 +10,7 @@ Regenerate every golden file (engine transcripts, then the API transcripts throu
 differs from the committed file. A diff after a "behaviour unchanged" refactor is a behaviour change.
 
 Engine transcripts drive a game only through the `Rules` record: ``parse_config({}, players)``,
-``opening(config, seed)``, then inputs chosen by `choose_input` from a seeded `random.Random`.
+``setup(config, seed)``, then inputs chosen by `choose_input` from a seeded `random.Random`.
 Everything written is canonical JSON (sorted keys), so nothing depends on dict or set order.
 """
 
@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from games.engines import RULES
-from games.engines.base import Effect, Rules, RulesError
+from games.engines.base import Effect, Expired, Input, Moved, Resigned, Rules, RulesError, TimedOut, fallback, step
 
 HERE = Path(__file__).resolve().parent
 ENGINE_DIR = HERE / "engines"
@@ -74,9 +74,14 @@ def sha(obj: Any) -> str:
     return hashlib.sha256(json.dumps(obj, sort_keys=True).encode()).hexdigest()
 
 
-# --- input selection: the one place to switch to a future `step`/`fallback` API ---------------
+# --- input selection ------------------------------------------------------------------------
 
-Input = tuple[str, int | None, Any]  # (kind, seat, move): kind is move | timeout | resign | expire
+_KIND = {Moved: "move", TimedOut: "timeout", Resigned: "resign", Expired: "expire"}
+
+
+def describe(given: Input) -> tuple[str, int | None, Any]:
+    """(kind, seat, move) of an input, as the transcript writes it."""
+    return _KIND[type(given)], getattr(given, "seat", None), getattr(given, "move", None)
 
 
 def choose_input(
@@ -84,42 +89,35 @@ def choose_input(
 ) -> Input:
     """The next input of a seeded game, drawn from ``rnd`` in a fixed order of calls.
 
-    When no awaited seat has a legal move: the game timer's expiry if one runs (and the engine has
-    `expire`), else a timeout of the lowest awaited seat. Otherwise: rarely one resignation of an
-    awaited seat (never early: from input 60 with more than 2 players, 400 with 2); ~3% a timeout
-    of an awaited seat; ~21% the expiry of a running game timer (EKKO's reaction window); else a
-    random legal move of a random awaited seat that has one, or, one time in five, of any seat
-    that has one (so interrupts of non-awaited seats, EKKO mirror / Enka jump-in, are played).
+    When no awaited seat has a legal move: `fallback` (the game timer's expiry if one runs, else a
+    timeout of the lowest awaited seat). Otherwise: rarely one resignation of an awaited seat
+    (never early: from input 60 with more than 2 players, 400 with 2); ~3% a timeout of an awaited
+    seat; ~21% the expiry of a running game timer (EKKO's reaction window); else a random legal
+    move of a random awaited seat that has one, or, one time in five, of any seat that has one (so
+    interrupts of non-awaited seats, EKKO mirror / Enka jump-in, are played).
     """
+    forced = fallback(rules, state)
+    if forced is not None:
+        return forced
     awaiting = sorted(rules.awaiting(state))
     movers = [s for s in range(players) if rules.legal_moves(state, s)]
     awaited_movers = [s for s in movers if s in awaiting]
     timed = rules.timer(state) is not None and rules.expire is not None
-    if not awaited_movers:
-        return ("expire", None, None) if timed else ("timeout", awaiting[0], None)
     roll = rnd.random()
     resign_from = 60 if players > 2 else 400
     if not resigned and n >= resign_from and roll < 0.01:
-        return "resign", rnd.choice(awaiting), None
+        return Resigned(rnd.choice(awaiting))
     if roll < 0.04:
-        return "timeout", rnd.choice(awaiting), None
+        return TimedOut(rnd.choice(awaiting))
     if timed and roll < 0.25:
-        return "expire", None, None
+        return Expired()
     seat = rnd.choice(awaited_movers if rnd.random() < 0.8 else movers)
     moves = rules.legal_moves(state, seat)
-    return "move", seat, moves[rnd.randrange(len(moves))]
+    return Moved(seat, moves[rnd.randrange(len(moves))])
 
 
-def do_input(rules: Rules[Any, Any, Any], state: Any, inp: Input) -> tuple[Any, tuple[Effect, ...]]:
-    kind, seat, move = inp
-    if kind == "move":
-        return rules.apply(state, seat, move)
-    if kind == "timeout":
-        return rules.timeout(state, seat)
-    if kind == "resign":
-        return rules.resign(state, seat)
-    assert rules.expire is not None
-    return rules.expire(state)
+def do_input(rules: Rules[Any, Any, Any], state: Any, given: Input) -> tuple[Any, tuple[Effect, ...]]:
+    return step(rules, state, given)
 
 
 # --- the engine transcript ------------------------------------------------------------------
@@ -154,7 +152,7 @@ def engine_transcript(case: Case) -> str:
     rules = RULES[case.game]
     rnd = random.Random(f"golden:{case.name}:{case.seed}")
     config = rules.parse_config({}, case.players)
-    state, effects = rules.opening(config, case.seed)
+    state, effects = rules.setup(config, case.seed)
     lines = [
         f"# golden transcript: {rules.name} (rules version {rules.version}), {case.players} players, seed {case.seed}",
         f"# regenerate: .venv/bin/python -m tests.golden.generate --engines (at most {case.cap} inputs)",
@@ -168,7 +166,7 @@ def engine_transcript(case: Case) -> str:
     while rules.awaiting(state) and n < case.cap:
         n += 1
         inp = choose_input(rules, state, case.players, rnd, n, resigned)
-        kind, seat, move = inp
+        kind, seat, move = describe(inp)
         head = f"#{n} {kind}" + ("" if seat is None else f" seat={seat}")
         if kind == "move":
             head += f" {canon(rules.dump_move(move))}"
@@ -194,9 +192,10 @@ def engine_transcript(case: Case) -> str:
             try:
                 state, _ = do_input(rules, state, inp)
             except RulesError as exc:
-                lines.append(f"#{n} {inp[0]} seat={inp[1]} ! {type(exc).__name__} code={exc.code} {exc.message}")
+                kind, seat, _ = describe(inp)
+                lines.append(f"#{n} {kind} seat={seat} ! {type(exc).__name__} code={exc.code} {exc.message}")
                 continue
-            resigned = resigned or inp[0] == "resign"
+            resigned = resigned or isinstance(inp, Resigned)
             if n % SILENT_HASH_EVERY == 0:
                 lines.append(f"#{n} sha256 state={sha(rules.dump_state(state))}")
     lines.append(f"# {'game over' if not rules.awaiting(state) else 'still not over (silent cap)'} after {n} inputs")
