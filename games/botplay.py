@@ -26,7 +26,7 @@ def bot_inputs(match: Match, seat: int) -> tuple[dict[str, Any], list[dict[str, 
     rules = replay.rules_for(match)
     state = replay.match_state(match)
     deadline = match.timer_deadline.isoformat() if match.timer_deadline else None
-    return rules.view(state, seat, deadline), [rules.dump_move(m) for m in rules.legal_moves(state, seat)]
+    return dict(rules.view(state, seat, deadline)), [rules.dump_move(m) for m in rules.legal_moves(state, seat)]
 
 
 def _next_bot_move(match: Match) -> tuple[int, dict[str, Any]] | None:

@@ -81,7 +81,7 @@ class Seat(models.Model):
         ]
 
     def __str__(self) -> str:
-        who = self.user.username if self.user_id else (f"bot:{self.bot}" if self.bot else "free")
+        who = self.user.username if self.user is not None else (f"bot:{self.bot}" if self.bot else "free")
         return f"{self.match_id}#{self.index} {who}"
 
     @property

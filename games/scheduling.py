@@ -31,7 +31,7 @@ BOT_IDLE_S = 3  # the sweep wakes bots of matches idle this long (a lost bots_pl
 SWEEP_LIMIT = 500
 
 
-def _send(name: str, args: tuple[object, ...], countdown: float | None = None) -> None:
+def _send(name: str, args: tuple[object, ...], countdown: float = 0.0) -> None:
     current_app.tasks[name].apply_async(args, countdown=countdown)
 
 
@@ -59,7 +59,7 @@ def wake(match_id: str, version: int, due: datetime | None, bots: bool) -> None:
 
 def next_deadline(match: Match) -> datetime | None:
     """The earliest of the game timer and the running seat clocks."""
-    deadlines = list(Seat.objects.filter(match=match, deadline__isnull=False).values_list("deadline", flat=True))
+    deadlines = [d for d in Seat.objects.filter(match=match).values_list("deadline", flat=True) if d is not None]
     if match.timer_deadline is not None:
         deadlines.append(match.timer_deadline)
     return min(deadlines, default=None)

@@ -216,7 +216,7 @@ def _rematch_create(match: Match, seats: list[Seat]) -> Match:
                 Record.Type.SEAT_TAKEN,
                 actor=Record.Actor.SYSTEM,
                 seat=s.index,
-                data={"username": s.user.username if s.user_id else None},
+                data={"username": s.user.username if s.user is not None else None},
             )
     _start_if_full(rematch)
     rematch.save()
@@ -250,13 +250,14 @@ def match_join(*, match_id: str, user: User, seat: int | None = None) -> Match:
     if seat is not None:
         if not 0 <= seat < match.players:
             raise InvalidRequest(f"seat must be from 0 to {match.players - 1}.", errors={"seat": ["Out of range."]})
-        target = seats[seat]
-        if target.taken:
+        target: Seat | None = seats[seat]
+        if target is not None and target.taken:
             raise Conflict("seat_taken", f"Seat {seat} is taken.")
     else:
         target = next((s for s in seats if not s.taken), None)
         if target is None:
             raise Conflict("match_full", "The match has no free seat.")
+    assert target is not None
     target.user, target.joined_at = user, timezone.now()
     target.save(update_fields=["user", "joined_at"])
     _append(

@@ -11,6 +11,7 @@ from rest_framework.views import APIView
 
 from accounts import services
 from accounts.models import Rating, User
+from api.authentication import caller
 from api.serializers import MatchSerializer, ProblemSerializer
 from games import selectors
 
@@ -123,7 +124,7 @@ class MeApi(APIView):
     def patch(self, request: Request) -> Response:
         data = self.InputSerializer(request.user, data=request.data, partial=True)
         data.is_valid(raise_exception=True)
-        user = services.user_update(request.user, **data.validated_data)
+        user = services.user_update(caller(request), **data.validated_data)
         return Response(self.OutputSerializer(user).data)
 
 

@@ -16,6 +16,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from api import idempotency
+from api.authentication import caller, viewer
 from api.schema import MoveJSONField
 from api.serializers import EventSerializer, MatchSerializer, ProblemSerializer, StateSerializer
 from games import selectors, services
@@ -133,7 +134,7 @@ class MatchListCreateApi(generics.ListAPIView):
     def get_queryset(self) -> QuerySet[Match]:
         if getattr(self, "swagger_fake_view", False):
             return Match.objects.none()
-        return selectors.match_list(user=self.request.user)
+        return selectors.match_list(user=caller(self.request))
 
     @extend_schema(operation_id="matches_list", tags=["matches"])
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
@@ -148,7 +149,7 @@ class MatchListCreateApi(generics.ListAPIView):
     def post(self, request: Request) -> Response:
         data = MatchCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        match = services.match_create(user=request.user, **data.validated_data)
+        match = services.match_create(user=caller(request), **data.validated_data)
         return Response(MatchSerializer(selectors.match_get(match.id)).data, status=status.HTTP_201_CREATED)
 
 
@@ -171,7 +172,7 @@ class MatchJoinApi(APIView):
     def post(self, request: Request, match_id: str) -> Response:
         data = self.InputSerializer(data=request.data or {})
         data.is_valid(raise_exception=True)
-        services.match_join(match_id=match_id, user=request.user, seat=data.validated_data["seat"])
+        services.match_join(match_id=match_id, user=caller(request), seat=data.validated_data["seat"])
         return Response(MatchSerializer(selectors.match_get(match_id)).data)
 
 
@@ -183,7 +184,7 @@ class MatchLeaveApi(APIView):
         responses={200: MatchSerializer, 403: P, 404: P, 409: P},
     )
     def post(self, request: Request, match_id: str) -> Response:
-        services.match_leave(match_id=match_id, user=request.user)
+        services.match_leave(match_id=match_id, user=caller(request))
         return Response(MatchSerializer(selectors.match_get(match_id)).data)
 
 
@@ -195,7 +196,7 @@ class MatchResignApi(APIView):
         responses={200: MatchSerializer, 403: P, 404: P, 409: P},
     )
     def post(self, request: Request, match_id: str) -> Response:
-        services.match_resign(match_id=match_id, user=request.user)
+        services.match_resign(match_id=match_id, user=caller(request))
         return Response(MatchSerializer(selectors.match_get(match_id)).data)
 
 
@@ -213,7 +214,7 @@ class MatchBotAddApi(APIView):
     def post(self, request: Request, match_id: str) -> Response:
         data = self.InputSerializer(data=request.data or {})
         data.is_valid(raise_exception=True)
-        services.bot_add(match_id=match_id, user=request.user, **data.validated_data)
+        services.bot_add(match_id=match_id, user=caller(request), **data.validated_data)
         return Response(MatchSerializer(selectors.match_get(match_id)).data)
 
 
@@ -225,8 +226,8 @@ class MatchStateApi(APIView):
         responses={200: StateSerializer, 304: OpenApiResponse(description="Unchanged since the ETag"), 404: P},
     )
     def get(self, request: Request, match_id: str) -> Response:
-        match = selectors.match_with_seat_of(match_id, request.user)
-        seat = match.caller_seat
+        match = selectors.match_with_seat_of(match_id, viewer(request))
+        seat: int | None = getattr(match, "caller_seat", None)
         etag = selectors.state_etag(match, seat)
         if etag in {t.strip() for t in request.headers.get("If-None-Match", "").split(",")}:
             return Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": etag})
@@ -262,7 +263,7 @@ class MoveSubmitApi(APIView):
         data.is_valid(raise_exception=True)
         key = request.headers.get("Idempotency-Key") or None
         print_ = idempotency.fingerprint(request.path, request.data) if key else ""
-        user = request.user
+        user = caller(request)
         try:
             with transaction.atomic():
                 played = services.move_submit(
@@ -293,7 +294,7 @@ class EventListApi(APIView):
     def get(self, request: Request, match_id: str) -> Response:
         after = serializers.IntegerField(min_value=0).run_validation(request.query_params.get("after", 0))
         match = selectors.match_get(match_id)
-        return Response(selectors.event_list(match=match, user=request.user, after=after))
+        return Response(selectors.event_list(match=match, user=caller(request), after=after))
 
 
 class MatchExportApi(APIView):
