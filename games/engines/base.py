@@ -1,13 +1,15 @@
 """The contract every rules engine implements. Pure: no Django, no I/O, no clock, no global RNG.
 
 An engine is a module of top-level pure functions bundled into one `Rules`
-record at the bottom of the module. The platform (``games.services``) is the
-only caller: it rebuilds a match's state by folding its records through these
-functions, asks who is awaited, applies moves, timeouts and resignations, and
-shows each seat its `view`. Engines know seats (0-based ints), never users,
-and never the time: a deadline that belongs to the game (EKKO's reaction
-window) is announced as a `Timer` and the platform calls `expire` when it
-runs out.
+record at the bottom of the module. Everything that moves a game on is an
+input (`Started`, `Moved`, `TimedOut`, `Resigned`, `Expired`), applied by the
+one function `step`; `fallback` says what moves a game on when no awaited
+seat can move. The platform (``games.services``) rebuilds a match's state by
+folding its records through `step`, asks who is awaited, and shows each seat
+its `view`. Engines know seats (0-based ints), never users, and never the
+time: a deadline that belongs to the game (EKKO's reaction window) is
+announced as a `Timer` and the platform sends `Expired` when it runs out.
+``docs/engines.md`` is the guide.
 
 Errors carry a stable machine ``code`` that the API maps to an HTTP status
 (``api/exceptions.py``): `InvalidMove` 400, `InvalidOptions` 400,
