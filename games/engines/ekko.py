@@ -48,7 +48,7 @@ import random
 from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, TypedDict
+from typing import Any, ClassVar, Literal, TypedDict
 
 from games.engines.base import (
     JSON,
@@ -56,8 +56,6 @@ from games.engines.base import (
     IllegalMove,
     InvalidMove,
     InvalidOptions,
-    MoveField,
-    MoveSpec,
     NotAwaited,
     Option,
     Outcome,
@@ -68,6 +66,7 @@ from games.engines.base import (
     put,
     rank_groups,
 )
+from games.engines.kit import MoveCodec, arg, parse_options
 from games.engines.rng import randbelow, rng, shuffled
 
 # --- 1. constants ---------------------------------------------------------------------------
@@ -79,6 +78,7 @@ MIRROR: tuple[int | None, ...] = (None,) + tuple(  # MIRROR[n] is mirror(n), ind
     None if (n % 10) * 10 + n // 10 == n else (n % 10) * 10 + n // 10 for n in DECK
 )
 MAX_TARGET_SCORE = 100  # our cap on `target_score`, so that `max_moves` is a real bound
+MAX_REACTION_WINDOW_S = 31_536_000  # our cap on `reaction_window_s`: one year
 MOVE_LIMIT = 4_000_000  # ≤ 8·99+1 rounds × ≤ 5,000 records per round (module docstring)
 
 TURN: Literal["turn"] = "turn"
@@ -160,18 +160,18 @@ class Setup:
 
 @dataclass(frozen=True, slots=True)
 class Config:
-    """Parsed match options (§1.7.1)."""
+    """Parsed match options (§1.7.1): one field per `OPTIONS` entry, defaults and bounds there."""
 
     players: int
-    target_score: int = 25
-    first_dealer: int | None = None  # None: "random"
-    allow_self_mirror: bool = True
-    reaction_draw_stacks: bool = False
-    reaction_window_s: int = 21600
-    auto_forced_draw: bool = True
-    strict: bool = False
-    tie_policy: Literal["shared", "rematch"] = "shared"
-    setup: Setup | None = None
+    target_score: int
+    first_dealer: int | None  # None: "random"
+    allow_self_mirror: bool
+    reaction_draw_stacks: bool
+    reaction_window_s: int
+    auto_forced_draw: bool
+    strict: bool
+    tie_policy: Literal["shared", "rematch"]
+    setup: Setup | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,27 +236,39 @@ class State:
 class Play:
     """``{"type": "play", "card": n}`` (§1.7.7)."""
 
-    card: int
+    TYPE: ClassVar[str] = "play"
+    DESCRIPTION: ClassVar[str] = "Play a legal card on your turn (odd → higher, even → lower)"
+    card: int = arg("the card", minimum=1, maximum=98)
 
 
 @dataclass(frozen=True, slots=True)
 class Draw:
     """``{"type": "draw"}`` (§1.7.7)."""
 
+    TYPE: ClassVar[str] = "draw"
+    DESCRIPTION: ClassVar[str] = "Draw the top card when you hold no legal card"
+
 
 @dataclass(frozen=True, slots=True)
 class Mirror:
     """``{"type": "mirror", "card", "against", "effect", "discard"?}`` (§1.7.7), an interrupt."""
 
-    card: int
-    against: int
-    effect: MirrorEffect
-    discard: int | None = None
+    TYPE: ClassVar[str] = "mirror"
+    DESCRIPTION: ClassVar[str] = "Put the mirror of the top card on it, at any moment, with one effect"
+    card: int = arg("the mirror card", minimum=1, maximum=98)
+    against: int = arg("the top card it answers", minimum=1, maximum=98)
+    effect: MirrorEffect = arg("discard or others_draw")  # noqa: RUF009 (codec metadata, like the others)
+    discard: int | None = arg(
+        "the card put face down (effect discard only)", default=None, minimum=1, maximum=98, nullable=False
+    )
 
 
 @dataclass(frozen=True, slots=True)
 class Pass:
     """``{"type": "pass"}``: a reaction-window answer (§1.7.7)."""
+
+    TYPE: ClassVar[str] = "pass"
+    DESCRIPTION: ClassVar[str] = "Let a last card stand in an open reaction window"
 
 
 Move = Play | Draw | Mirror | Pass
@@ -301,20 +313,30 @@ class EkkoView(TypedDict):
 
 # --- 3. setup -------------------------------------------------------------------------------
 
-_OPTION_NAMES = frozenset(
-    {
-        "target_score",
-        "first_dealer",
-        "allow_self_mirror",
-        "reaction_draw_stacks",
+OPTIONS: tuple[Option, ...] = (
+    Option("target_score", "integer", 25, "End-of-game threshold; lowest total wins", 1, MAX_TARGET_SCORE),
+    Option("first_dealer", "seat_or_random", "random", "Dealer of round 1: a seat index, or random"),
+    Option("allow_self_mirror", "boolean", True, "May a seat mirror a card it placed itself"),
+    Option("reaction_draw_stacks", "boolean", False, "A reaction mirror's forced draw adds to others_draw"),
+    Option(
         "reaction_window_s",
-        "auto_forced_draw",
-        "strict",
+        "integer",
+        21600,
+        "Seconds the last-card reaction window stays open",
+        1,
+        MAX_REACTION_WINDOW_S,
+    ),
+    Option("auto_forced_draw", "boolean", True, "Draw for a player who publicly cannot play or mirror"),
+    Option("strict", "boolean", False, "Apply the printed wrong-card penalty instead of refusing"),
+    Option(
         "tie_policy",
-        "setup",
-    }
+        "string",
+        "shared",
+        "A tie for lowest: shared win, or also a rematch",
+        choices=("shared", "rematch"),
+    ),
+    Option("setup", "object", None, "Test fixture fixing the deal (rules §0.7)", restricted=True),
 )
-_BOOL_OPTIONS = ("allow_self_mirror", "reaction_draw_stacks", "auto_forced_draw", "strict")
 
 
 def _is_int(value: object) -> bool:
@@ -323,40 +345,17 @@ def _is_int(value: object) -> bool:
 
 def parse_config(options: JSON, players: int) -> Config:
     """Validate the match options (§1.7.1) and the `setup` fixture (§0.7); raises InvalidOptions."""
-    if not isinstance(options, dict):
-        raise InvalidOptions("options must be an object")
     if not _is_int(players) or players not in HAND_SIZE:
         raise InvalidOptions("EKKO is played by 2 to 8 players")
-    unknown = sorted(set(options) - _OPTION_NAMES)
-    if unknown:
-        raise InvalidOptions(f"unknown option(s): {', '.join(unknown)}")
-    target = options.get("target_score", 25)
-    if not _is_int(target) or not 1 <= target <= MAX_TARGET_SCORE:
-        raise InvalidOptions(f"target_score must be an integer from 1 to {MAX_TARGET_SCORE}")
-    first = options.get("first_dealer", "random")
-    if first != "random" and (not _is_int(first) or not 0 <= first < players):
-        raise InvalidOptions('first_dealer must be "random" or a seat index')
-    flags: dict[str, bool] = {}
-    for name in _BOOL_OPTIONS:
-        value = options.get(name, Config.__dataclass_fields__[name].default)
-        if type(value) is not bool:
-            raise InvalidOptions(f"{name} must be a boolean")
-        flags[name] = value
-    window = options.get("reaction_window_s", 21600)
-    if not _is_int(window) or window < 1:
-        raise InvalidOptions("reaction_window_s must be a positive integer")
-    tie = options.get("tie_policy", "shared")
-    if tie not in ("shared", "rematch"):
-        raise InvalidOptions('tie_policy must be "shared" or "rematch"')
-    setup = _parse_setup(options["setup"], players) if options.get("setup") is not None else None
+    values = parse_options(OPTIONS, options, players)
+    first, fixture = values["first_dealer"], values["setup"]
     return Config(
         players=players,
-        target_score=target,
-        first_dealer=None if first == "random" else first,
-        reaction_window_s=window,
-        tie_policy=tie,
-        setup=setup,
-        **flags,
+        **{
+            **values,
+            "first_dealer": None if first == "random" else first,
+            "setup": None if fixture is None else _parse_setup(fixture, players),
+        },
     )
 
 
@@ -378,7 +377,7 @@ def _parse_round_setup(obj: object, players: int, *, first: bool, expected_round
         raise InvalidOptions("setup.hands must hold one list per seat")
     hands = tuple(tuple(sorted(_card_list(h, "hands"))) for h in hands_raw)
     start = obj.get("start")
-    if not _is_int(start) or not 1 <= start <= 98:
+    if not isinstance(start, int) or not _is_int(start) or not 1 <= start <= 98:
         raise InvalidOptions("setup.start must be a card 1–98")
     pile = _card_list(obj.get("draw_pile", []), "draw_pile")
     listed = [c for h in hands for c in h] + [start, *pile]
@@ -421,24 +420,22 @@ def _parse_setup(obj: object, players: int) -> Setup:
     return Setup(first=first, scores=None if scores is None else tuple(scores), next_rounds=later)
 
 
-def initial_state(config: Config, seed: int) -> State:
-    """Pick the first dealer (§1.3.4 step 1) and deal round 1, or the `setup` deal (§0.7)."""
-    return start(config, seed)[0]
+def setup(config: Config, seed: int) -> tuple[State, tuple[Effect, ...]]:
+    """Pick the first dealer (§1.3.4 step 1) and deal round 1, or the `setup` deal (§0.7).
 
-
-def start(config: Config, seed: int) -> tuple[State, tuple[Effect, ...]]:
-    """`initial_state` with its effects: round 1's ``round_started`` and each seat's ``hand_dealt``."""
+    The effects are round 1's ``round_started`` and each seat's private ``hand_dealt``.
+    """
     n = config.players
-    setup = config.setup
-    if setup is not None and setup.first.dealer is not None:
-        dealer = setup.first.dealer
+    fixture = config.setup
+    if fixture is not None and fixture.first.dealer is not None:
+        dealer = fixture.first.dealer
     elif config.first_dealer is not None:
         dealer = config.first_dealer
     else:
         dealer = randbelow(rng(seed, "first_dealer"), n)
     empty = ((),) * n
-    scores = setup.scores if setup is not None and setup.scores is not None else (0,) * n
-    round_no = (setup.first.round or 1) if setup is not None else 1
+    scores = fixture.scores if fixture is not None and fixture.scores is not None else (0,) * n
+    round_no = (fixture.first.round or 1) if fixture is not None else 1
     w = _Work.blank(config, seed, scores, empty)
     _deal(w, round_no, dealer)
     return w.done()
@@ -544,16 +541,11 @@ def outcome(state: State) -> Outcome | None:
 
 
 def _options_json(config: Config) -> JSON:
-    return {
-        "target_score": config.target_score,
-        "first_dealer": "random" if config.first_dealer is None else config.first_dealer,
-        "allow_self_mirror": config.allow_self_mirror,
-        "reaction_draw_stacks": config.reaction_draw_stacks,
-        "reaction_window_s": config.reaction_window_s,
-        "auto_forced_draw": config.auto_forced_draw,
-        "strict": config.strict,
-        "tie_policy": config.tie_policy,
-    }
+    """The options as `parse_config` reads them, in catalogue order; `setup` is `dump_options`' business."""
+    out: JSON = {o.name: getattr(config, o.name) for o in OPTIONS if o.name != "setup"}
+    if config.first_dealer is None:
+        out["first_dealer"] = "random"
+    return out
 
 
 def _summary_json(summary: RoundSummary) -> JSON:
@@ -674,7 +666,7 @@ class _Work:
 
     @classmethod
     def blank(cls, config: Config, seed: int, scores: tuple[int, ...], empty: tuple[tuple[int, ...], ...]) -> _Work:
-        """A pre-deal work area for `initial_state`."""
+        """A pre-deal work area for `setup`."""
         n = config.players
         st = State(
             config=config,
@@ -849,14 +841,14 @@ def _end_game(w: _Work) -> None:
 
 
 def _round_setup(config: Config, round_no: int) -> RoundSetup | None:
-    setup = config.setup
-    if setup is None:
+    fixture = config.setup
+    if fixture is None:
         return None
-    index = round_no - (setup.first.round or 1)  # §0.7: first round, then next_rounds in order
+    index = round_no - (fixture.first.round or 1)  # §0.7: first round, then next_rounds in order
     if index == 0:
-        return setup.first
-    if 0 < index <= len(setup.next_rounds):
-        return setup.next_rounds[index - 1]
+        return fixture.first
+    if 0 < index <= len(fixture.next_rounds):
+        return fixture.next_rounds[index - 1]
     return None
 
 
@@ -877,7 +869,7 @@ def _deal(w: _Work, round_no: int, dealer: Seat) -> None:
         deck = shuffled(DECK, rng(w.seed, "deal", round_no))
         size = HAND_SIZE[len(order)]
         k = len(order)
-        dealt = [()] * n
+        dealt: list[tuple[int, ...]] = [()] * n
         for j, s in enumerate(order):  # one card at a time, clockwise from the dealer's left
             dealt[s] = tuple(sorted(deck[j : size * k : k]))
         hands = tuple(dealt)
@@ -1186,51 +1178,7 @@ def resign(state: State, seat: Seat) -> tuple[State, tuple[Effect, ...]]:
 # --- 6. codecs ------------------------------------------------------------------------------
 
 
-def _card_field(obj: JSON, name: str) -> int:
-    value = obj[name]
-    if type(value) is not int or not 1 <= value <= 98:
-        raise InvalidMove(f"`{name}` must be a card from 1 to 98")
-    return value
-
-
-def parse_move(obj: JSON) -> Move:
-    """A move object (§1.7.7) as a Move value; anything else raises InvalidMove (400)."""
-    if not isinstance(obj, dict):
-        raise InvalidMove("a move is a JSON object")
-    kind = obj.get("type")
-    keys = set(obj)
-    if kind == "play":
-        if keys != {"type", "card"}:
-            raise InvalidMove('`play` is {"type": "play", "card": n}')
-        return Play(_card_field(obj, "card"))
-    if kind in ("draw", "pass"):
-        if keys != {"type"}:
-            raise InvalidMove(f"`{kind}` carries no other field")
-        return Draw() if kind == "draw" else Pass()
-    if kind == "mirror":
-        required = {"type", "card", "against", "effect"}
-        if not required <= keys or keys - required - {"discard"}:
-            raise InvalidMove('`mirror` is {"type", "card", "against", "effect", "discard"?}')
-        effect = obj["effect"]
-        if effect not in ("discard", "others_draw"):
-            raise InvalidMove('`effect` is "discard" or "others_draw"')
-        discard = _card_field(obj, "discard") if "discard" in obj else None
-        return Mirror(_card_field(obj, "card"), _card_field(obj, "against"), effect, discard)
-    raise InvalidMove(f"unknown move type {kind!r}")
-
-
-def dump_move(move: Move) -> JSON:
-    """The canonical JSON of a move."""
-    if isinstance(move, Play):
-        return {"type": "play", "card": move.card}
-    if isinstance(move, Draw):
-        return {"type": "draw"}
-    if isinstance(move, Pass):
-        return {"type": "pass"}
-    out: JSON = {"type": "mirror", "card": move.card, "against": move.against, "effect": move.effect}
-    if move.discard is not None:
-        out["discard"] = move.discard
-    return out
+codec: MoveCodec[Move] = MoveCodec(Play, Draw, Mirror, Pass)  # the move JSON of §1.7.7
 
 
 def _round_setup_json(r: RoundSetup) -> JSON:
@@ -1246,12 +1194,12 @@ def dump_options(config: Config) -> JSON:
     """The options that `parse_config` turns back into ``config``."""
     out = _options_json(config)
     if config.setup is not None:
-        setup = _round_setup_json(config.setup.first)
+        fixture = _round_setup_json(config.setup.first)
         if config.setup.scores is not None:
-            setup["scores"] = list(config.setup.scores)
+            fixture["scores"] = list(config.setup.scores)
         if config.setup.next_rounds:
-            setup["next_rounds"] = [_round_setup_json(r) for r in config.setup.next_rounds]
-        out["setup"] = setup
+            fixture["next_rounds"] = [_round_setup_json(r) for r in config.setup.next_rounds]
+        out["setup"] = fixture
     return out
 
 
@@ -1454,46 +1402,10 @@ RULES: Rules[State, Move, Config] = Rules(
     version=1,
     seats=range(2, 9),
     max_moves=MOVE_LIMIT,
-    options=(
-        Option("target_score", "integer", 25, "End-of-game threshold; lowest total wins", 1, MAX_TARGET_SCORE),
-        Option("first_dealer", "seat_or_random", "random", "Dealer of round 1: a seat index, or random"),
-        Option("allow_self_mirror", "boolean", True, "May a seat mirror a card it placed itself"),
-        Option("reaction_draw_stacks", "boolean", False, "A reaction mirror's forced draw adds to others_draw"),
-        Option("reaction_window_s", "integer", 21600, "Seconds the last-card reaction window stays open", 1),
-        Option("auto_forced_draw", "boolean", True, "Draw for a player who publicly cannot play or mirror"),
-        Option("strict", "boolean", False, "Apply the printed wrong-card penalty instead of refusing"),
-        Option(
-            "tie_policy",
-            "string",
-            "shared",
-            "A tie for lowest: shared win, or also a rematch",
-            choices=("shared", "rematch"),
-        ),
-        Option("setup", "object", None, "Test fixture fixing the deal (rules §0.7)", restricted=True),
-    ),
-    moves=(
-        MoveSpec(
-            "play",
-            "Play a legal card on your turn (odd → higher, even → lower)",
-            (MoveField("card", "integer", "the card", minimum=1, maximum=98),),
-        ),
-        MoveSpec("draw", "Draw the top card when you hold no legal card"),
-        MoveSpec(
-            "mirror",
-            "Put the mirror of the top card on it, at any moment, with one effect",
-            (
-                MoveField("card", "integer", "the mirror card", minimum=1, maximum=98),
-                MoveField("against", "integer", "the top card it answers", minimum=1, maximum=98),
-                MoveField("effect", "string", "discard or others_draw", choices=("discard", "others_draw")),
-                MoveField(
-                    "discard", "integer", "the card put face down (effect discard only)", False, minimum=1, maximum=98
-                ),
-            ),
-        ),
-        MoveSpec("pass", "Let a last card stand in an open reaction window"),
-    ),
+    options=OPTIONS,
+    moves=codec.specs,
     parse_config=parse_config,
-    setup=start,
+    setup=setup,
     awaiting=awaiting,
     legal_moves=legal_moves,
     view=view,
@@ -1501,8 +1413,8 @@ RULES: Rules[State, Move, Config] = Rules(
     apply=apply,
     timeout=timeout,
     resign=resign,
-    parse_move=parse_move,
-    dump_move=dump_move,
+    parse_move=codec.parse,
+    dump_move=codec.dump,
     parse_state=parse_state,
     dump_state=dump_state,
     invariant_violations=invariant_violations,

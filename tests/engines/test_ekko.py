@@ -1090,6 +1090,7 @@ def test_moves_round_trip(move: dict[str, Any]) -> None:
         {"type": "mirror", "card": 73, "against": 100, "effect": "others_draw"},
         {"type": "mirror", "card": 73, "against": 37, "effect": "discard", "discard": 0},
         {"type": "mirror", "card": 73, "against": 37, "effect": "discard", "discard": None},
+        {"type": "mirror", "card": 73, "against": 37, "effect": "discard", "discard": "12"},
     ],
 )
 def test_malformed_moves_are_invalid(move: Any) -> None:
@@ -1123,6 +1124,9 @@ def test_catalogue_options() -> None:
         {"first_dealer": "left"},
         {"strict": 1},
         {"reaction_window_s": 0},
+        {"reaction_window_s": 31_536_001},  # our cap: one year
+        {"reaction_window_s": None},
+        {"setup": {"hands": [[1], [2], [3], [4]], "start": 5.0}},
         {"tie_policy": "coin"},
         {"setup": []},
         {"setup": {"hands": [[1], [2], [3]], "start": 4}},
