@@ -94,12 +94,12 @@ class Table:
         return self
 
     def refused(self, seat: int, reason: str, **move: Any) -> None:
-        """The move is refused with ``reason`` and changes nothing."""
-        before = R.dump_state(self.state)
+        """The move is not among the seat's legal moves, and applying it raises with exactly ``reason``."""
+        parsed = R.parse_move(move)
+        assert parsed not in R.legal_moves(self.state, seat), f"{move} is listed as legal for seat {seat}"
         with pytest.raises(IllegalMove) as caught:
-            R.apply(self.state, seat, R.parse_move(move))
-        assert caught.value.reason == reason
-        assert R.dump_state(self.state) == before
+            R.apply(self.state, seat, parsed)
+        assert caught.value.reason == reason, f"refused with {caught.value.reason}, not {reason}"
 
     def kinds(self) -> list[str]:
         return [e.kind for e in self.effects]
@@ -1098,19 +1098,47 @@ def test_malformed_moves_are_invalid(move: Any) -> None:
         R.parse_move(move)
 
 
-def test_catalogue_options() -> None:
-    names = {o.name: o for o in R.options}
-    assert list(names) == [
-        "target_score", "first_dealer", "allow_self_mirror", "reaction_draw_stacks", "reaction_window_s",
-        "auto_forced_draw", "strict", "tie_policy", "setup",
-    ]  # fmt: skip
-    assert {n: o.default for n, o in names.items()} == {
+def test_catalogue_options_are_what_an_empty_options_object_gives() -> None:
+    """§1.7.1: the catalogue's defaults are the page's, and they are what `parse_config({})` applies."""
+    page_defaults = {
         "target_score": 25, "first_dealer": "random", "allow_self_mirror": True, "reaction_draw_stacks": False,
-        "reaction_window_s": 21600, "auto_forced_draw": True, "strict": False, "tie_policy": "shared", "setup": None,
+        "reaction_window_s": 21600, "auto_forced_draw": True, "strict": False, "tie_policy": "shared",
     }  # fmt: skip
-    assert names["setup"].restricted and not names["strict"].restricted
-    assert {m.type for m in R.moves} == {"play", "draw", "mirror", "pass"}
+    state = R.setup(R.parse_config({}, 3), 1)[0]
+    assert R.view(state, None, None)["options"] == page_defaults
+    assert {o.name: o.default for o in R.options} == {**page_defaults, "setup": None}
+    assert ekko.dump_options(state.config) == page_defaults
+    assert R.parse_config(ekko.dump_options(state.config), 3) == state.config
+    assert [o.name for o in R.options if o.restricted] == ["setup"]
+    for option in R.options:  # every bound the catalogue announces is enforced
+        if option.maximum is not None:
+            R.parse_config({option.name: option.maximum}, 3)
+            with pytest.raises(InvalidOptions):
+                R.parse_config({option.name: option.maximum + 1}, 3)
     assert RULES["ekko"] is R
+
+
+def test_catalogue_moves_describe_what_parse_move_accepts() -> None:
+    """The OpenAPI move specs (derived from the dataclasses) agree with the parser."""
+    specs = {m.type: m for m in R.moves}
+    assert list(specs) == ["play", "draw", "mirror", "pass"]
+    for spec in specs.values():
+        assert spec.description
+        sample = {"type": spec.type, **{f.name: f.minimum or "discard" for f in spec.fields if f.required}}
+        if spec.type == "mirror":
+            sample["effect"] = "others_draw"
+        assert R.dump_move(R.parse_move(sample)) == sample
+        for f in spec.fields:
+            if f.maximum is not None:
+                with pytest.raises(InvalidMove):
+                    R.parse_move({**sample, f.name: f.maximum + 1})
+            if f.required:
+                with pytest.raises(InvalidMove):
+                    R.parse_move({k: v for k, v in sample.items() if k != f.name})
+    effect = next(f for f in specs["mirror"].fields if f.name == "effect")
+    assert effect.choices == ("discard", "others_draw")
+    discard = next(f for f in specs["mirror"].fields if f.name == "discard")
+    assert not discard.required and not discard.nullable
 
 
 @pytest.mark.parametrize(
