@@ -1,6 +1,6 @@
 """EKKO: a 2–8 player shedding game with 98 numbered cards and out-of-turn Mirror cards.
 
-Rules summary (authoritative text: ``spec/rules/ekko.md``; section numbers below refer to it):
+Rules summary (the rules as implemented: ``docs/rules/ekko.md``; every § below refers to it):
 
 - Deck (§1.2): the cards 1–98, each once. The mirror of a card swaps its two digits
   (01↔10, 37↔73); the eight multiples of 11 have none. Odd cards need a higher card next,
