@@ -209,8 +209,7 @@ def test_invalid_options_and_setups_are_refused(options: dict[str, Any]) -> None
 
 
 def test_every_option_of_the_page_is_in_the_catalogue() -> None:
-    names = {o.name for o in R.options}
-    assert names == {
+    assert {o.name for o in R.options} == {  # the table of docs/rules/enka.md §2.7.1
         "target_score",
         "max_rounds",
         "first_dealer",
@@ -228,8 +227,10 @@ def test_every_option_of_the_page_is_in_the_catalogue() -> None:
         "setup",
     }
     assert R.option("setup").restricted and R.option("max_players_override").restricted
-    config = R.parse_config({o.name: o.default for o in R.options if not o.restricted}, 4)
-    assert config == enka.Config(players=4)
+    defaults = {o.name: o.default for o in R.options if o.name != "setup"}
+    config = R.parse_config(defaults, 4)
+    assert config == R.parse_config({}, 4)
+    assert R.view(R.setup(config, 1)[0], None, None)["options"] == defaults
 
 
 def test_hand_size_option_changes_the_deal() -> None:
