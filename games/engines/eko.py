@@ -59,11 +59,13 @@ from games.engines.base import (
     put,
     rank_groups,
 )
+from games.engines.kit import parse_options
 from games.engines.rng import randbelow, rng, sample, shuffled
 
 # --- 1. constants ----------------------------------------------------------------------------
 
 GAME = "eko"
+SEATS = range(2, 5)  # §A1: 2–4 players
 COLORS = ("sky", "ink", "violet", "grey")  # §A2, in the disc-list order of §A4.2
 DISCS_PER_SEAT = 16  # §A2: 1 Emperor + 15 plain discs
 STACK_MAX = 4  # §A5.1: stacks of at most 4
@@ -238,9 +240,9 @@ class Config:
     """Match options (§A4.1)."""
 
     players: int
-    layout: Literal["random", "standard"] = "random"
-    max_turns: int = MAX_TURNS_DEFAULT
-    setup: Setup | None = None
+    layout: Literal["random", "standard"]
+    max_turns: int
+    setup: Setup | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -532,17 +534,17 @@ def _parse_setup(raw: Any, players: int) -> Setup:
 
 def _setup_state(config: Config, board: Board) -> State:
     """The explicit position of a `setup` on `board`, checked against the rules (§A4.1)."""
-    setup = config.setup
-    assert setup is not None
+    fixture = config.setup
+    assert fixture is not None
     n = config.players
     stacks: list[Stack | None] = [None] * len(board.keys)
-    for key, st in setup.stacks:
+    for key, st in fixture.stacks:
         idx = board.index.get(key)
         if idx is None or not board.is_sand[idx]:
             raise _bad(f"setup: a stack on {key}, which is not a sand space of this board")
         stacks[idx] = st
     buildings: list[Building | None] = [None] * len(board.keys)
-    for key, b in setup.buildings:
+    for key, b in fixture.buildings:
         idx = board.index.get(key)
         if idx is None or b.kind not in ALLOWED.get(board.types[idx], ()):
             raise _bad(f"setup: a {b.kind} on {key}, which does not allow it")
@@ -555,8 +557,8 @@ def _setup_state(config: Config, board: Board) -> State:
     for seat in range(n):
         on_board = sum(st.height for st in stacks if st is not None and st.owner == seat)
         on_board_emp = sum(1 for st in stacks if st is not None and st.owner == seat and st.emperor)
-        discs, res_emp = setup.reserve[seat]
-        jailed = sum(1 for pr in setup.prisoners if seat in pr)
+        discs, res_emp = fixture.reserve[seat]
+        jailed = sum(1 for pr in fixture.prisoners if seat in pr)
         if on_board_emp + int(res_emp) + jailed != 1:
             raise _bad(f"setup: seat {seat}'s Emperor must be in exactly one place")
         used = on_board + discs + jailed
@@ -565,20 +567,20 @@ def _setup_state(config: Config, board: Board) -> State:
         status: Status = "active" if on_board else "eliminated"
         seats.append(
             SeatState(
-                color=setup.colors[seat],
+                color=fixture.colors[seat],
                 status=status,
                 reserve=discs,
                 reserve_emperor=res_emp,
                 boxed=DISCS_PER_SEAT - used,
-                prisoners=setup.prisoners[seat],
+                prisoners=fixture.prisoners[seat],
             )
         )
     alive = [s for s in range(n) if seats[s].status == "active"]
     if len(alive) < 2:
         raise _bad("setup: at least two seats need discs on the board")
-    if seats[setup.active].status != "active":
+    if seats[fixture.active].status != "active":
         raise _bad("setup: the active seat has no disc on the board")
-    phase = setup.phase
+    phase = fixture.phase
     if phase == "emperor_swap" and any(
         not any(st is not None and st.owner == s and st.emperor for st in stacks) for s in range(n)
     ):
@@ -590,9 +592,9 @@ def _setup_state(config: Config, board: Board) -> State:
         buildings=tuple(buildings),
         seats=tuple(seats),
         phase=phase,  # type: ignore[arg-type]
-        active=setup.active,
-        first=setup.active,
-        turn=setup.turn,
+        active=fixture.active,
+        first=fixture.active,
+        turn=fixture.turn,
         actions_taken=0 if phase in ("action", "emperor_swap") else 1,
         forced_march_used=phase == "action2",
         swap=(None,) * n if phase == "emperor_swap" else (),
@@ -602,38 +604,35 @@ def _setup_state(config: Config, board: Board) -> State:
     return _advance(state, [], phase)  # a prompt that cannot be answered is skipped at once
 
 
+OPTIONS = (
+    Option("layout", "string", "random", "Board layout (§A3.3)", choices=("random", "standard")),
+    Option("max_turns", "integer", MAX_TURNS_DEFAULT, "Turn cap (§A6.4)", minimum=1, maximum=MAX_TURNS_LIMIT),
+    Option("setup", "object", None, "Explicit test position (§A4.1)", restricted=True),
+)
+
+
 def parse_config(options: JSON, players: int) -> Config:
     """Match options → `Config` (§A4.1); raises `InvalidOptions`."""
-    if players not in range(2, 5):
+    if players not in SEATS:
         raise _bad("Ekö is for 2 to 4 players")
-    if not isinstance(options, dict):
-        raise _bad("options must be an object")
-    unknown = set(options) - {"layout", "max_turns", "setup"}
-    if unknown:
-        raise _bad(f"unknown option(s) {sorted(unknown)}")
-    layout = options.get("layout", "random")
-    if layout not in ("random", "standard"):
-        raise _bad("layout must be 'random' or 'standard'")
-    max_turns = _int(options.get("max_turns", MAX_TURNS_DEFAULT), "max_turns", 1, MAX_TURNS_LIMIT)
-    raw_setup = options.get("setup")
-    setup = None if raw_setup is None else _parse_setup(raw_setup, players)
-    config = Config(players=players, layout=layout, max_turns=max_turns, setup=setup)
-    if setup is not None and layout == "standard":
+    values = parse_options(OPTIONS, options, players)
+    raw = values["setup"]
+    fixture = None if raw is None else _parse_setup(raw, players)
+    config = Config(players=players, layout=values["layout"], max_turns=values["max_turns"], setup=fixture)
+    if fixture is not None and config.layout == "standard":
         _setup_state(config, build_board(players, "standard", 0))  # refuse a bad setup at creation
     return config
 
 
-def start(config: Config, seed: int) -> tuple[State, tuple[Effect, ...]]:
-    """The deal of `initial_state`, which tells nobody anything (the `started` record has no effects)."""
-    return initial_state(config, seed), ()
+def setup(config: Config, seed: int) -> tuple[State, tuple[Effect, ...]]:
+    """§A4: board, discs, colours, first seat, then the Emperor swap (or the `setup` position).
 
-
-def initial_state(config: Config, seed: int) -> State:
-    """§A4: board, discs, colours, first seat, then the Emperor swap (or the `setup` position)."""
+    The deal tells nobody anything: the `started` record has no effects.
+    """
     n = config.players
     board = build_board(n, config.layout, seed)
     if config.setup is not None:
-        return _setup_state(config, board)
+        return _setup_state(config, board), ()
     discs = []
     for color in COLORS[:n]:  # §A4.2: per colour, the Emperor then 15 plain discs
         discs.append((color, True))
@@ -645,7 +644,7 @@ def initial_state(config: Config, seed: int) -> State:
     stacks: list[Stack | None] = [None] * len(board.keys)
     for idx, (color, emp) in zip(board.sand, discs, strict=True):
         stacks[idx] = Stack(seat_of[color], 1, emp)
-    return State(
+    state = State(
         board=board,
         max_turns=config.max_turns,
         stacks=tuple(stacks),
@@ -657,6 +656,7 @@ def initial_state(config: Config, seed: int) -> State:
         turn=1,
         swap=(None,) * n,
     )
+    return state, ()
 
 
 # --- 4. queries ------------------------------------------------------------------------------
@@ -1775,14 +1775,10 @@ RULES: Rules[State, Move, Config] = Rules(
     name=GAME,
     title="Ekö",
     version=1,
-    seats=range(2, 5),
+    seats=SEATS,
     # 4 records per turn (action, post_action, action2, reinforcement) + the swap answers and resignations.
     max_moves=4 * MAX_TURNS_LIMIT + 16,
-    options=(
-        Option("layout", "string", "random", "Board layout (§A3.3)", choices=("random", "standard")),
-        Option("max_turns", "integer", MAX_TURNS_DEFAULT, "Turn cap (§A6.4)", minimum=1, maximum=MAX_TURNS_LIMIT),
-        Option("setup", "object", None, "Explicit test position (§A4.1)", restricted=True),
-    ),
+    options=OPTIONS,
     moves=(
         MoveSpec(
             "emperor_swap",
@@ -1821,7 +1817,7 @@ RULES: Rules[State, Move, Config] = Rules(
         ),
     ),
     parse_config=parse_config,
-    setup=start,
+    setup=setup,
     awaiting=awaiting,
     legal_moves=legal_moves,
     view=view,
