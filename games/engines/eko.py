@@ -41,7 +41,7 @@ import random
 import re
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from typing import Any, ClassVar, Literal, TypedDict
+from typing import Any, ClassVar, Literal, TypedDict, get_args
 
 from games.engines.base import (
     JSON,
@@ -49,8 +49,6 @@ from games.engines.base import (
     IllegalMove,
     InvalidMove,
     InvalidOptions,
-    MoveField,
-    MoveSpec,
     NotAwaited,
     Option,
     Outcome,
@@ -59,7 +57,7 @@ from games.engines.base import (
     put,
     rank_groups,
 )
-from games.engines.kit import parse_options
+from games.engines.kit import MoveCodec, arg, parse_options
 from games.engines.rng import randbelow, rng, sample, shuffled
 
 # --- 1. constants ----------------------------------------------------------------------------
@@ -105,7 +103,8 @@ _POS4 = (*_POS3, (-1, 2), (2, -1), (-1, -1))
 POSITIONS = {2: _POS2, 3: _POS3, 4: _POS4}
 LAYOUT_TRIES = 100  # §A3.3
 
-BUILDINGS = ("camp", "tower", "castle")
+BuildingKind = Literal["camp", "tower", "castle"]
+BUILDINGS: tuple[BuildingKind, ...] = get_args(BuildingKind)
 VALUE = {"camp": 1, "tower": 2, "castle": 3}  # §A2: VP, and the construction cost (§A5.2.3)
 SUPPLY = {"camp": 5, "tower": 3, "castle": 1}  # §A2
 # §A2.1: which buildings each construction space allows.
@@ -122,7 +121,7 @@ PHASES: tuple[str, ...] = ("emperor_swap", "action", "action2", "post_action", "
 SETUP_PHASES = ("emperor_swap", "action", "action2", "post_action", "reinforcement")
 Status = Literal["active", "eliminated", "resigned"]
 Expect = Literal["simple", "regroup", "attack", "kamikaze"]
-EXPECTS = ("simple", "regroup", "attack", "kamikaze")
+EXPECTS: tuple[Expect, ...] = get_args(Expect)
 REASONS = ("vp_with_palace", "last_standing", "resignation", "turn_cap", "wipeout")  # §A7
 
 # --- 2. values -------------------------------------------------------------------------------
@@ -245,33 +244,55 @@ class Config:
     setup: Setup | None
 
 
+_KEY_RE = re.compile(r"^-?\d{1,3},-?\d{1,3}$")
+_KEY_FIELD = "a space key 'q,r'"
+
+
+def _space(value: Any) -> str:
+    """A move's space member, normalised (``"0,01"`` → ``"0,1"``); raises `InvalidMove`."""
+    if not isinstance(value, str) or not _KEY_RE.match(value):
+        raise InvalidMove(f"{value!r} is not a 'q,r' space key")
+    q, r = value.split(",")
+    return key_of(int(q), int(r))
+
+
+def _count(value: Any) -> int:
+    """`reinforce`'s ``count``: any integer parses; the range is a rule (`count_out_of_range`, §A5.4)."""
+    if type(value) is not int:
+        raise InvalidMove("`reinforce`: `count` must be an integer")
+    return value
+
+
 @dataclass(frozen=True, slots=True)
 class EmperorSwap:
     """`{"type": "emperor_swap", "with": "q,r" | null}` (§A4.6)."""
 
-    with_: str | None
     TYPE: ClassVar[str] = "emperor_swap"
+    DESCRIPTION: ClassVar[str] = "Blind Emperor swap with one of your plain discs, or keep (with: null)"
+    with_: str | None = arg(_KEY_FIELD + " or null", parse=_space)
 
 
 @dataclass(frozen=True, slots=True)
 class MoveStack:
     """`{"type": "move", "from", "to", "expect"?}` (§A5.1)."""
 
-    from_: str
-    to: str
-    expect: str | None = None
     TYPE: ClassVar[str] = "move"
+    DESCRIPTION: ClassVar[str] = "Move a whole stack: simple move, regroup, attack or kamikaze"
+    from_: str = arg(_KEY_FIELD, parse=_space)
+    to: str = arg(_KEY_FIELD, parse=_space)
+    expect: Expect | None = arg("what the server must compute", default=None)
 
 
 @dataclass(frozen=True, slots=True)
 class Construct:
-    """`{"type": "construct", "space", "building", "from_stack", "sacrifice_emperor"}` (§A5.2)."""
+    """`{"type": "construct", "space", "building", "from_stack", "sacrifice_emperor"?}` (§A5.2)."""
 
-    space: str
-    building: str
-    from_stack: str
-    sacrifice_emperor: bool = False
     TYPE: ClassVar[str] = "construct"
+    DESCRIPTION: ClassVar[str] = "Build, upgrade or replace a building, paid from one adjacent own stack"
+    space: str = arg(_KEY_FIELD, parse=_space)
+    building: BuildingKind = arg("camp, tower or castle")
+    from_stack: str = arg(_KEY_FIELD + ": the adjacent own stack that pays", parse=_space)
+    sacrifice_emperor: bool = arg("pay with the Emperor", default=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,6 +300,7 @@ class ForcedMarch:
     """`{"type": "forced_march"}` (§A5.3)."""
 
     TYPE: ClassVar[str] = "forced_march"
+    DESCRIPTION: ClassVar[str] = "Box 3 plain reserve discs for a second action"
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,16 +308,24 @@ class EndActions:
     """`{"type": "end_actions"}` (§A5.3)."""
 
     TYPE: ClassVar[str] = "end_actions"
+    DESCRIPTION: ClassVar[str] = "Go on to reinforcement"
 
 
 @dataclass(frozen=True, slots=True)
 class Reinforce:
-    """`{"type": "reinforce", "stack", "count", "include_emperor"}` (§A5.4)."""
+    """`{"type": "reinforce", "stack", "count", "include_emperor"?}` (§A5.4)."""
 
-    stack: str
-    count: int
-    include_emperor: bool = False
     TYPE: ClassVar[str] = "reinforce"
+    DESCRIPTION: ClassVar[str] = "Put 1–3 reserve discs onto one own stack, the Emperor first"
+    stack: str = arg(_KEY_FIELD, parse=_space)
+    # The bounds document the rule; `_count` leaves the check to `apply` (422 `count_out_of_range`).
+    count: int = arg(
+        "discs to add: at most 3, the reserve, and 4 minus the stack's height",
+        minimum=1,
+        maximum=REINFORCE_MAX,
+        parse=_count,
+    )
+    include_emperor: bool = arg("the Emperor is among them (required when it is in the reserve)", default=False)
 
 
 Move = EmperorSwap | MoveStack | Construct | ForcedMarch | EndActions | Reinforce
@@ -1501,98 +1531,7 @@ def resign(state: State, seat: Seat) -> tuple[State, tuple[Effect, ...]]:
 
 # --- 6. codecs -------------------------------------------------------------------------------
 
-_KEY_RE = re.compile(r"^-?\d{1,3},-?\d{1,3}$")
-
-
-def _key(value: Any, what: str) -> str:
-    if not isinstance(value, str) or not _KEY_RE.match(value):
-        raise InvalidMove(f"{what} must be a 'q,r' space key")
-    q, r = value.split(",")
-    return key_of(int(q), int(r))
-
-
-def _fields(raw: JSON, required: set[str], optional: frozenset[str] = frozenset()) -> None:
-    keys = set(raw) - {"type"}
-    if not required <= keys or not keys <= required | optional:
-        raise InvalidMove(f"a {raw['type']} move has the members {sorted(required | optional)}")
-
-
-def _flag(raw: JSON, name: str) -> bool:
-    value = raw.get(name, False)
-    if not isinstance(value, bool):
-        raise InvalidMove(f"{name} must be a boolean")
-    return value
-
-
-def parse_move(raw: JSON) -> Move:
-    """JSON → move; raises `InvalidMove` for anything that is not an Ekö move."""
-    if not isinstance(raw, dict) or not isinstance(raw.get("type"), str):
-        raise InvalidMove("a move is an object with a string `type`")
-    kind = raw["type"]
-    if kind == "emperor_swap":
-        _fields(raw, {"with"})
-        return EmperorSwap(None if raw["with"] is None else _key(raw["with"], "with"))
-    if kind == "move":
-        _fields(raw, {"from", "to"}, frozenset({"expect"}))
-        expect = raw.get("expect")
-        if expect is not None and expect not in EXPECTS:
-            raise InvalidMove(f"expect must be one of {EXPECTS}")
-        return MoveStack(_key(raw["from"], "from"), _key(raw["to"], "to"), expect)
-    if kind == "construct":
-        _fields(raw, {"space", "building", "from_stack"}, frozenset({"sacrifice_emperor"}))
-        if raw["building"] not in BUILDINGS:
-            raise InvalidMove(f"building must be one of {BUILDINGS}")
-        return Construct(
-            _key(raw["space"], "space"),
-            raw["building"],
-            _key(raw["from_stack"], "from_stack"),
-            _flag(raw, "sacrifice_emperor"),
-        )
-    if kind == "forced_march":
-        _fields(raw, set())
-        return ForcedMarch()
-    if kind == "end_actions":
-        _fields(raw, set())
-        return EndActions()
-    if kind == "reinforce":
-        _fields(raw, {"stack", "count"}, frozenset({"include_emperor"}))
-        count = raw["count"]
-        if isinstance(count, bool) or not isinstance(count, int):
-            raise InvalidMove("count must be an integer")
-        return Reinforce(_key(raw["stack"], "stack"), count, _flag(raw, "include_emperor"))
-    raise InvalidMove(f"unknown move type {kind!r}")
-
-
-def dump_move(move: Move) -> JSON:
-    """Move → canonical JSON."""
-    match move:
-        case EmperorSwap():
-            return {"type": "emperor_swap", "with": move.with_}
-        case MoveStack():
-            out: JSON = {"type": "move", "from": move.from_, "to": move.to}
-            if move.expect is not None:
-                out["expect"] = move.expect
-            return out
-        case Construct():
-            return {
-                "type": "construct",
-                "space": move.space,
-                "building": move.building,
-                "from_stack": move.from_stack,
-                "sacrifice_emperor": move.sacrifice_emperor,
-            }
-        case ForcedMarch():
-            return {"type": "forced_march"}
-        case EndActions():
-            return {"type": "end_actions"}
-        case Reinforce():
-            return {
-                "type": "reinforce",
-                "stack": move.stack,
-                "count": move.count,
-                "include_emperor": move.include_emperor,
-            }
-    raise InvalidMove(f"not an Ekö move: {move!r}")
+codec: MoveCodec[Move] = MoveCodec(EmperorSwap, MoveStack, Construct, ForcedMarch, EndActions, Reinforce)
 
 
 def dump_state(state: State) -> JSON:
@@ -1769,8 +1708,6 @@ def invariant_violations(state: State) -> list[str]:
 
 # --- 8. the record ---------------------------------------------------------------------------
 
-_KEY_FIELD = "a space key 'q,r'"
-
 RULES: Rules[State, Move, Config] = Rules(
     name=GAME,
     title="Ekö",
@@ -1779,43 +1716,7 @@ RULES: Rules[State, Move, Config] = Rules(
     # 4 records per turn (action, post_action, action2, reinforcement) + the swap answers and resignations.
     max_moves=4 * MAX_TURNS_LIMIT + 16,
     options=OPTIONS,
-    moves=(
-        MoveSpec(
-            "emperor_swap",
-            "Blind Emperor swap with one of your plain discs, or keep (with: null)",
-            (MoveField("with", "string", _KEY_FIELD + " or null"),),
-        ),
-        MoveSpec(
-            "move",
-            "Move a whole stack: simple move, regroup, attack or kamikaze",
-            (
-                MoveField("from", "string", _KEY_FIELD),
-                MoveField("to", "string", _KEY_FIELD),
-                MoveField("expect", "string", "what the server must compute", required=False, choices=EXPECTS),
-            ),
-        ),
-        MoveSpec(
-            "construct",
-            "Build, upgrade or replace a building, paid from one adjacent own stack",
-            (
-                MoveField("space", "string", _KEY_FIELD),
-                MoveField("building", "string", choices=BUILDINGS),
-                MoveField("from_stack", "string", _KEY_FIELD),
-                MoveField("sacrifice_emperor", "boolean", "pay with the Emperor", required=False),
-            ),
-        ),
-        MoveSpec("forced_march", "Box 3 plain reserve discs for a second action"),
-        MoveSpec("end_actions", "Go on to reinforcement"),
-        MoveSpec(
-            "reinforce",
-            "Put 1–3 reserve discs onto one own stack, the Emperor first",
-            (
-                MoveField("stack", "string", _KEY_FIELD),
-                MoveField("count", "integer", minimum=1, maximum=REINFORCE_MAX),
-                MoveField("include_emperor", "boolean", required=False),
-            ),
-        ),
-    ),
+    moves=codec.specs,
     parse_config=parse_config,
     setup=setup,
     awaiting=awaiting,
@@ -1825,8 +1726,8 @@ RULES: Rules[State, Move, Config] = Rules(
     apply=apply,
     timeout=timeout,
     resign=resign,
-    parse_move=parse_move,
-    dump_move=dump_move,
+    parse_move=codec.parse,
+    dump_move=codec.dump,
     parse_state=parse_state,
     dump_state=dump_state,
     invariant_violations=invariant_violations,
