@@ -280,7 +280,7 @@ class MoveStack:
     DESCRIPTION: ClassVar[str] = "Move a whole stack: simple move, regroup, attack or kamikaze"
     from_: str = arg(_KEY_FIELD, parse=_space)
     to: str = arg(_KEY_FIELD, parse=_space)
-    expect: Expect | None = arg("what the server must compute", default=None)
+    expect: Expect | None = arg("what the server must compute", default=None)  # noqa: RUF009 (a field spec)
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,7 +290,7 @@ class Construct:
     TYPE: ClassVar[str] = "construct"
     DESCRIPTION: ClassVar[str] = "Build, upgrade or replace a building, paid from one adjacent own stack"
     space: str = arg(_KEY_FIELD, parse=_space)
-    building: BuildingKind = arg("camp, tower or castle")
+    building: BuildingKind = arg("camp, tower or castle")  # noqa: RUF009 (kit.arg is a dataclasses.field)
     from_stack: str = arg(_KEY_FIELD + ": the adjacent own stack that pays", parse=_space)
     sacrifice_emperor: bool = arg("pay with the Emperor", default=False)
 
