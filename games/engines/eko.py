@@ -1,6 +1,6 @@
 """Ekö — stacks of discs, hidden Emperors and buildings on a desert of hex tiles (2–4 players).
 
-Rules summary (authoritative text: spec/rules/eko.md, §0 and Part A; section numbers below are the page's):
+Rules summary (the rules as implemented: docs/rules/eko.md; every § below is a section of that page):
 - Board (§A3): 7/10/13 large 7-hex tiles on fixed macro positions; `standard` layout (tile Tk on position k,
   rotation 0) or `random` (seeded permutation and rotations, redrawn until the sand is connected (V1) and every
   construction space touches sand (V2), up to 100 tries, then `standard`). Sand = 16 × players.
@@ -22,13 +22,13 @@ Invariants (see `invariant_violations`): for every seat,
 one place (one own stack, its own reserve, or another seat's prison); stacks hold 1–4 discs and stand only on
 sand; buildings stand only where their terrain allows and never exceed 5/3/1 per seat.
 
-Choices where the page leaves room (each marked [D]/[I] at its line):
+Choices where the rules leave room (each marked [D]/[I] at its line; docs/rules/eko.md lists them too):
 - the turn cap is applied when turn `max_turns` is over (after its reinforcement), not mid-turn;
 - a timeout default never sacrifices the Emperor, and falls back to the Emperor's simple moves, then any build;
 - a seat that empties its own board (construction or kamikaze) is eliminated and its turn ends at once;
 - the wipe-out winner is chosen among the seats that were still playing; exchanges skip resigned seats;
 - `max_turns` is capped at 1000 so that `max_moves` bounds every match; `setup` on a `random` layout is checked
-  against the seed's board in `initial_state` (the board is unknown to `parse_config`);
+  against the seed's board in `setup` (the board is unknown to `parse_config`);
 - the view adds `first` (the seat that will open, public during the swap) and `result`.
 
 Internally a space is an index into the board's canonical order (sort by r, then q, §0.4); moves keep the
@@ -1040,7 +1040,7 @@ def default_move(state: State, seat: Seat) -> Move:
         for f, t, k in options:
             if k == kind:
                 return MoveStack(keys[f], keys[t], k)
-    # [D] Outside the page's five groups: a simple move of the Emperor's stack, then any other construct.
+    # [D] Outside the five groups of §A8: a simple move of the Emperor's stack, then any other construct.
     if options:
         f, t, k = options[0]
         return MoveStack(keys[f], keys[t], k)
