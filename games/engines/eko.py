@@ -122,7 +122,7 @@ SETUP_PHASES: tuple[SetupPhase, ...] = get_args(SetupPhase)
 Status = Literal["active", "eliminated", "resigned"]
 Expect = Literal["simple", "regroup", "attack", "kamikaze"]
 EXPECTS: tuple[Expect, ...] = get_args(Expect)
-REASONS = ("vp_with_palace", "last_standing", "resignation", "turn_cap", "wipeout")  # §A7
+Reason = Literal["vp_with_palace", "last_standing", "resignation", "turn_cap", "wipeout"]  # §A7
 
 # --- 2. values -------------------------------------------------------------------------------
 
@@ -197,7 +197,7 @@ class SwapAnswer:
 class Result:
     """How the game ended."""
 
-    reason: str
+    reason: Reason
     winners: tuple[int, ...]
 
 
@@ -1504,7 +1504,7 @@ def _advance(d: Draft[State], step: Step) -> None:
     d.set(phase=step, active=active, turn=turn, actions_taken=taken, forced_march_used=marched)
 
 
-def _finish(d: Draft[State], reason: str, winners: tuple[int, ...]) -> None:
+def _finish(d: Draft[State], reason: Reason, winners: tuple[int, ...]) -> None:
     d.set(phase="finished", result=Result(reason, tuple(sorted(winners))), swap=())
     state = d.state
     t = tally(state)
