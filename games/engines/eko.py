@@ -1,6 +1,6 @@
 """Ekö — stacks of discs, hidden Emperors and buildings on a desert of hex tiles (2–4 players).
 
-Rules summary (authoritative text: spec/rules/eko.md, §0 and Part A; section numbers below are the page's):
+Rules summary (the rules as implemented: docs/rules/eko.md; every § below is a section of that page):
 - Board (§A3): 7/10/13 large 7-hex tiles on fixed macro positions; `standard` layout (tile Tk on position k,
   rotation 0) or `random` (seeded permutation and rotations, redrawn until the sand is connected (V1) and every
   construction space touches sand (V2), up to 100 tries, then `standard`). Sand = 16 × players.
@@ -22,13 +22,13 @@ Invariants (see `invariant_violations`): for every seat,
 one place (one own stack, its own reserve, or another seat's prison); stacks hold 1–4 discs and stand only on
 sand; buildings stand only where their terrain allows and never exceed 5/3/1 per seat.
 
-Choices where the page leaves room (each marked [D]/[I] at its line):
+Choices where the rules leave room (each marked [D]/[I] at its line; docs/rules/eko.md lists them too):
 - the turn cap is applied when turn `max_turns` is over (after its reinforcement), not mid-turn;
 - a timeout default never sacrifices the Emperor, and falls back to the Emperor's simple moves, then any build;
 - a seat that empties its own board (construction or kamikaze) is eliminated and its turn ends at once;
 - the wipe-out winner is chosen among the seats that were still playing; exchanges skip resigned seats;
 - `max_turns` is capped at 1000 so that `max_moves` bounds every match; `setup` on a `random` layout is checked
-  against the seed's board in `initial_state` (the board is unknown to `parse_config`);
+  against the seed's board in `setup` (the board is unknown to `parse_config`);
 - the view adds `first` (the seat that will open, public during the swap) and `result`.
 
 Internally a space is an index into the board's canonical order (sort by r, then q, §0.4); moves keep the
@@ -41,7 +41,7 @@ import random
 import re
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from typing import Any, ClassVar, Literal, TypedDict
+from typing import Any, ClassVar, Literal, Required, TypedDict, get_args
 
 from games.engines.base import (
     JSON,
@@ -49,8 +49,6 @@ from games.engines.base import (
     IllegalMove,
     InvalidMove,
     InvalidOptions,
-    MoveField,
-    MoveSpec,
     NotAwaited,
     Option,
     Outcome,
@@ -59,11 +57,13 @@ from games.engines.base import (
     put,
     rank_groups,
 )
+from games.engines.kit import Draft, MoveCodec, arg, parse_options
 from games.engines.rng import randbelow, rng, sample, shuffled
 
 # --- 1. constants ----------------------------------------------------------------------------
 
 GAME = "eko"
+SEATS = range(2, 5)  # §A1: 2–4 players
 COLORS = ("sky", "ink", "violet", "grey")  # §A2, in the disc-list order of §A4.2
 DISCS_PER_SEAT = 16  # §A2: 1 Emperor + 15 plain discs
 STACK_MAX = 4  # §A5.1: stacks of at most 4
@@ -103,11 +103,12 @@ _POS4 = (*_POS3, (-1, 2), (2, -1), (-1, -1))
 POSITIONS = {2: _POS2, 3: _POS3, 4: _POS4}
 LAYOUT_TRIES = 100  # §A3.3
 
-BUILDINGS = ("camp", "tower", "castle")
+BuildingKind = Literal["camp", "tower", "castle"]
+BUILDINGS: tuple[BuildingKind, ...] = get_args(BuildingKind)
 VALUE = {"camp": 1, "tower": 2, "castle": 3}  # §A2: VP, and the construction cost (§A5.2.3)
 SUPPLY = {"camp": 5, "tower": 3, "castle": 1}  # §A2
 # §A2.1: which buildings each construction space allows.
-ALLOWED: dict[str, tuple[str, ...]] = {
+ALLOWED: dict[str, tuple[BuildingKind, ...]] = {
     REG: ("camp",),
     GORGE: ("camp", "tower"),
     CAPITAL: ("camp", "tower"),
@@ -116,12 +117,12 @@ ALLOWED: dict[str, tuple[str, ...]] = {
 CONSTRUCTION = frozenset(ALLOWED)
 
 Phase = Literal["emperor_swap", "action", "action2", "post_action", "reinforcement", "finished"]
-PHASES: tuple[str, ...] = ("emperor_swap", "action", "action2", "post_action", "reinforcement", "finished")
-SETUP_PHASES = ("emperor_swap", "action", "action2", "post_action", "reinforcement")
+SetupPhase = Literal["emperor_swap", "action", "action2", "post_action", "reinforcement"]  # §A4.1 `setup.phase`
+SETUP_PHASES: tuple[SetupPhase, ...] = get_args(SetupPhase)
 Status = Literal["active", "eliminated", "resigned"]
 Expect = Literal["simple", "regroup", "attack", "kamikaze"]
-EXPECTS = ("simple", "regroup", "attack", "kamikaze")
-REASONS = ("vp_with_palace", "last_standing", "resignation", "turn_cap", "wipeout")  # §A7
+EXPECTS: tuple[Expect, ...] = get_args(Expect)
+Reason = Literal["vp_with_palace", "last_standing", "resignation", "turn_cap", "wipeout"]  # §A7
 
 # --- 2. values -------------------------------------------------------------------------------
 
@@ -196,7 +197,7 @@ class SwapAnswer:
 class Result:
     """How the game ended."""
 
-    reason: str
+    reason: Reason
     winners: tuple[int, ...]
 
 
@@ -229,7 +230,7 @@ class Setup:
     prisoners: tuple[tuple[int, ...], ...]
     colors: tuple[str, ...]
     active: int
-    phase: str
+    phase: SetupPhase
     turn: int
 
 
@@ -238,38 +239,69 @@ class Config:
     """Match options (§A4.1)."""
 
     players: int
-    layout: Literal["random", "standard"] = "random"
-    max_turns: int = MAX_TURNS_DEFAULT
-    setup: Setup | None = None
+    layout: Literal["random", "standard"]
+    max_turns: int
+    setup: Setup | None
+
+
+def key_of(q: int, r: int) -> str:
+    """The JSON key of a space (§0.4).
+
+    >>> key_of(-2, 3)
+    '-2,3'
+    """
+    return f"{q},{r}"
+
+
+_KEY_RE = re.compile(r"^-?\d{1,3},-?\d{1,3}$")
+_KEY_FIELD = "a space key 'q,r'"
+
+
+def _space(value: Any) -> str:
+    """A move's space member, normalised (``"0,01"`` → ``"0,1"``); raises `InvalidMove`."""
+    if not isinstance(value, str) or not _KEY_RE.match(value):
+        raise InvalidMove(f"{value!r} is not a 'q,r' space key")
+    q, r = value.split(",")
+    return key_of(int(q), int(r))
+
+
+def _count(value: Any) -> int:
+    """`reinforce`'s ``count``: any integer parses; the range is a rule (`count_out_of_range`, §A5.4)."""
+    if type(value) is not int:
+        raise InvalidMove("`reinforce`: `count` must be an integer")
+    return value
 
 
 @dataclass(frozen=True, slots=True)
 class EmperorSwap:
     """`{"type": "emperor_swap", "with": "q,r" | null}` (§A4.6)."""
 
-    with_: str | None
     TYPE: ClassVar[str] = "emperor_swap"
+    DESCRIPTION: ClassVar[str] = "Blind Emperor swap with one of your plain discs, or keep (with: null)"
+    with_: str | None = arg(_KEY_FIELD + " or null", parse=_space)
 
 
 @dataclass(frozen=True, slots=True)
 class MoveStack:
     """`{"type": "move", "from", "to", "expect"?}` (§A5.1)."""
 
-    from_: str
-    to: str
-    expect: str | None = None
     TYPE: ClassVar[str] = "move"
+    DESCRIPTION: ClassVar[str] = "Move a whole stack: simple move, regroup, attack or kamikaze"
+    from_: str = arg(_KEY_FIELD, parse=_space)
+    to: str = arg(_KEY_FIELD, parse=_space)
+    expect: Expect | None = arg("what the server must compute", default=None)  # noqa: RUF009 (a field spec)
 
 
 @dataclass(frozen=True, slots=True)
 class Construct:
-    """`{"type": "construct", "space", "building", "from_stack", "sacrifice_emperor"}` (§A5.2)."""
+    """`{"type": "construct", "space", "building", "from_stack", "sacrifice_emperor"?}` (§A5.2)."""
 
-    space: str
-    building: str
-    from_stack: str
-    sacrifice_emperor: bool = False
     TYPE: ClassVar[str] = "construct"
+    DESCRIPTION: ClassVar[str] = "Build, upgrade or replace a building, paid from one adjacent own stack"
+    space: str = arg(_KEY_FIELD, parse=_space)
+    building: BuildingKind = arg("camp, tower or castle")  # noqa: RUF009 (kit.arg is a dataclasses.field)
+    from_stack: str = arg(_KEY_FIELD + ": the adjacent own stack that pays", parse=_space)
+    sacrifice_emperor: bool = arg("pay with the Emperor", default=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -277,6 +309,7 @@ class ForcedMarch:
     """`{"type": "forced_march"}` (§A5.3)."""
 
     TYPE: ClassVar[str] = "forced_march"
+    DESCRIPTION: ClassVar[str] = "Box 3 plain reserve discs for a second action"
 
 
 @dataclass(frozen=True, slots=True)
@@ -284,16 +317,24 @@ class EndActions:
     """`{"type": "end_actions"}` (§A5.3)."""
 
     TYPE: ClassVar[str] = "end_actions"
+    DESCRIPTION: ClassVar[str] = "Go on to reinforcement"
 
 
 @dataclass(frozen=True, slots=True)
 class Reinforce:
-    """`{"type": "reinforce", "stack", "count", "include_emperor"}` (§A5.4)."""
+    """`{"type": "reinforce", "stack", "count", "include_emperor"?}` (§A5.4)."""
 
-    stack: str
-    count: int
-    include_emperor: bool = False
     TYPE: ClassVar[str] = "reinforce"
+    DESCRIPTION: ClassVar[str] = "Put 1–3 reserve discs onto one own stack, the Emperor first"
+    stack: str = arg(_KEY_FIELD, parse=_space)
+    # The bounds document the rule; `_count` leaves the check to `apply` (422 `count_out_of_range`).
+    count: int = arg(
+        "discs to add: at most 3, the reserve, and 4 minus the stack's height",
+        minimum=1,
+        maximum=REINFORCE_MAX,
+        parse=_count,
+    )
+    include_emperor: bool = arg("the Emperor is among them (required when it is in the reserve)", default=False)
 
 
 Move = EmperorSwap | MoveStack | Construct | ForcedMarch | EndActions | Reinforce
@@ -305,11 +346,41 @@ class StackView(TypedDict):
     emperor: bool
 
 
+class BuildingView(TypedDict):
+    owner: int
+    kind: str
+
+
+class SpaceView(TypedDict, total=False):
+    """Sand has ``stack``, a construction space ``building`` (each null when empty), a chasm neither."""
+
+    type: Required[str]
+    stack: StackView | None
+    building: BuildingView | None
+
+
+class TileView(TypedDict):
+    tile: str
+    pos: list[int]
+    rot: int
+
+
+class BoardView(TypedDict):
+    layout: str
+    tiles: list[TileView]
+    spaces: dict[str, SpaceView]
+
+
+class ReserveView(TypedDict):
+    discs: int
+    emperor: bool
+
+
 class SeatView(TypedDict):
     seat: int
     color: str
     status: str
-    reserve: dict[str, Any]
+    reserve: ReserveView
     boxed: int
     supply: dict[str, int]
     prisoners: list[int]
@@ -318,31 +389,45 @@ class SeatView(TypedDict):
     has_palace: bool
 
 
+class PromptView(TypedDict):
+    type: str
+    seats: list[int]
+
+
+class TurnStateView(TypedDict):
+    actions_taken: int
+    forced_march_used: bool
+
+
+AnswerView = TypedDict("AnswerView", {"with": str | None})
+
+
+class SwapView(TypedDict):
+    answered: list[int]
+    mine: AnswerView | None  # the viewer's own answer only (§A9)
+
+
+class ResultView(TypedDict):
+    reason: str
+    winners: list[int]
+
+
 class EkoView(TypedDict):
     game: str
     turn: int
     phase: str
     active: int | None
     first: int
-    prompt: dict[str, Any] | None
-    turn_state: dict[str, Any]
-    board: dict[str, Any]
+    prompt: PromptView | None
+    turn_state: TurnStateView
+    board: BoardView
     seats: list[SeatView]
-    emperor_swap: dict[str, Any] | None
+    emperor_swap: SwapView | None
     max_turns: int
-    result: dict[str, Any] | None
+    result: ResultView | None
 
 
 # --- 3. setup --------------------------------------------------------------------------------
-
-
-def key_of(q: int, r: int) -> str:
-    """The JSON key of a space (§0.4).
-
-    >>> key_of(-2, 3)
-    '-2,3'
-    """
-    return f"{q},{r}"
 
 
 def _cells(placements: tuple[Placement, ...]) -> dict[tuple[int, int], str]:
@@ -422,41 +507,37 @@ def build_board(players: int, layout: str, seed: int) -> Board:
     return make_board(players, "standard", standard_tiles(players))
 
 
-def _bad(message: str) -> InvalidOptions:
-    return InvalidOptions(message)
-
-
 def _parse_key_text(value: Any, what: str) -> str:
     if not isinstance(value, str) or not _KEY_RE.match(value):
-        raise _bad(f"{what}: {value!r} is not a 'q,r' key")
+        raise InvalidOptions(f"{what}: {value!r} is not a 'q,r' key")
     q, r = value.split(",")
     return key_of(int(q), int(r))
 
 
 def _int(value: Any, what: str, lo: int, hi: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < lo or (hi is not None and value > hi):
-        raise _bad(f"{what} must be an integer in [{lo}, {hi if hi is not None else '∞'}]")
-    return value
+        raise InvalidOptions(f"{what} must be an integer in [{lo}, {hi if hi is not None else '∞'}]")
+    return int(value)
 
 
 def _bool(value: Any, what: str) -> bool:
     if not isinstance(value, bool):
-        raise _bad(f"{what} must be a boolean")
+        raise InvalidOptions(f"{what} must be a boolean")
     return value
 
 
 def _obj(value: Any, what: str, allowed: set[str]) -> dict[str, Any]:
     if not isinstance(value, dict):
-        raise _bad(f"{what} must be an object")
+        raise InvalidOptions(f"{what} must be an object")
     unknown = set(value) - allowed
     if unknown:
-        raise _bad(f"{what}: unknown member(s) {sorted(unknown)}")
+        raise InvalidOptions(f"{what}: unknown member(s) {sorted(unknown)}")
     return value
 
 
 def _mapping(value: Any, what: str) -> dict[str, Any]:
     if not isinstance(value, dict):
-        raise _bad(f"{what} must be an object keyed by space")
+        raise InvalidOptions(f"{what} must be an object keyed by space")
     return value
 
 
@@ -481,31 +562,31 @@ def _parse_setup(raw: Any, players: int) -> Setup:
     for key, b in sorted(_mapping(top.get("buildings", {}), "setup.buildings").items()):
         b = _obj(b, f"setup.buildings[{key}]", {"owner", "kind"})
         if b.get("kind") not in BUILDINGS:
-            raise _bad(f"setup.buildings[{key}]: unknown kind {b.get('kind')!r}")
+            raise InvalidOptions(f"setup.buildings[{key}]: unknown kind {b.get('kind')!r}")
         buildings.append(
             (_parse_key_text(key, "setup.buildings"), Building(_int(b.get("owner"), "owner", 0, seat_hi), b["kind"]))
         )
     reserve_raw = top.get("reserve", [{"discs": 0, "emperor": False}] * players)
     if not isinstance(reserve_raw, list) or len(reserve_raw) != players:
-        raise _bad("setup.reserve must list one reserve per seat")
+        raise InvalidOptions("setup.reserve must list one reserve per seat")
     reserve = []
     for k, res in enumerate(reserve_raw):
         res = _obj(res, f"setup.reserve[{k}]", {"discs", "emperor"})
         discs = _int(res.get("discs", 0), "reserve discs", 0, DISCS_PER_SEAT)
         emp = _bool(res.get("emperor", False), "reserve emperor")
         if emp and discs < 1:
-            raise _bad("a reserve holding the Emperor counts it in `discs`")
+            raise InvalidOptions("a reserve holding the Emperor counts it in `discs`")
         reserve.append((discs, emp))
     prisoners_raw = top.get("prisoners", [[] for _ in range(players)])
     if not isinstance(prisoners_raw, list) or len(prisoners_raw) != players:
-        raise _bad("setup.prisoners must list one prison per seat")
+        raise InvalidOptions("setup.prisoners must list one prison per seat")
     prisoners = []
     for k, pr in enumerate(prisoners_raw):
         if not isinstance(pr, list):
-            raise _bad("a prison is a list of seats")
+            raise InvalidOptions("a prison is a list of seats")
         got = tuple(sorted(_int(x, "prisoner", 0, seat_hi) for x in pr))
         if k in got or len(set(got)) != len(got):
-            raise _bad(f"seat {k} cannot hold its own Emperor or one Emperor twice")
+            raise InvalidOptions(f"seat {k} cannot hold its own Emperor or one Emperor twice")
         prisoners.append(got)
     colors = top.get("colors", list(COLORS[:players]))
     if (
@@ -514,10 +595,10 @@ def _parse_setup(raw: Any, players: int) -> Setup:
         or len(set(colors)) != players
         or any(c not in COLORS for c in colors)
     ):
-        raise _bad(f"setup.colors must be {players} distinct colours of {COLORS}")
-    phase = top.get("phase", "action")
-    if phase not in SETUP_PHASES:
-        raise _bad(f"setup.phase must be one of {SETUP_PHASES}")
+        raise InvalidOptions(f"setup.colors must be {players} distinct colours of {COLORS}")
+    phase = next((p for p in SETUP_PHASES if p == top.get("phase", "action")), None)
+    if phase is None:
+        raise InvalidOptions(f"setup.phase must be one of {SETUP_PHASES}")
     return Setup(
         stacks=tuple(stacks),
         buildings=tuple(buildings),
@@ -532,108 +613,107 @@ def _parse_setup(raw: Any, players: int) -> Setup:
 
 def _setup_state(config: Config, board: Board) -> State:
     """The explicit position of a `setup` on `board`, checked against the rules (§A4.1)."""
-    setup = config.setup
-    assert setup is not None
+    fixture = config.setup
+    assert fixture is not None
     n = config.players
     stacks: list[Stack | None] = [None] * len(board.keys)
-    for key, st in setup.stacks:
+    for key, st in fixture.stacks:
         idx = board.index.get(key)
         if idx is None or not board.is_sand[idx]:
-            raise _bad(f"setup: a stack on {key}, which is not a sand space of this board")
+            raise InvalidOptions(f"setup: a stack on {key}, which is not a sand space of this board")
         stacks[idx] = st
     buildings: list[Building | None] = [None] * len(board.keys)
-    for key, b in setup.buildings:
+    for key, b in fixture.buildings:
         idx = board.index.get(key)
         if idx is None or b.kind not in ALLOWED.get(board.types[idx], ()):
-            raise _bad(f"setup: a {b.kind} on {key}, which does not allow it")
+            raise InvalidOptions(f"setup: a {b.kind} on {key}, which does not allow it")
         buildings[idx] = b
     for seat in range(n):
         for kind in BUILDINGS:
             if sum(1 for b in buildings if b is not None and b.owner == seat and b.kind == kind) > SUPPLY[kind]:
-                raise _bad(f"setup: seat {seat} has more than {SUPPLY[kind]} {kind}s")
+                raise InvalidOptions(f"setup: seat {seat} has more than {SUPPLY[kind]} {kind}s")
     seats = []
     for seat in range(n):
         on_board = sum(st.height for st in stacks if st is not None and st.owner == seat)
         on_board_emp = sum(1 for st in stacks if st is not None and st.owner == seat and st.emperor)
-        discs, res_emp = setup.reserve[seat]
-        jailed = sum(1 for pr in setup.prisoners if seat in pr)
+        discs, res_emp = fixture.reserve[seat]
+        jailed = sum(1 for pr in fixture.prisoners if seat in pr)
         if on_board_emp + int(res_emp) + jailed != 1:
-            raise _bad(f"setup: seat {seat}'s Emperor must be in exactly one place")
+            raise InvalidOptions(f"setup: seat {seat}'s Emperor must be in exactly one place")
         used = on_board + discs + jailed
         if used > DISCS_PER_SEAT:
-            raise _bad(f"setup: seat {seat} has more than {DISCS_PER_SEAT} discs")
+            raise InvalidOptions(f"setup: seat {seat} has more than {DISCS_PER_SEAT} discs")
         status: Status = "active" if on_board else "eliminated"
         seats.append(
             SeatState(
-                color=setup.colors[seat],
+                color=fixture.colors[seat],
                 status=status,
                 reserve=discs,
                 reserve_emperor=res_emp,
                 boxed=DISCS_PER_SEAT - used,
-                prisoners=setup.prisoners[seat],
+                prisoners=fixture.prisoners[seat],
             )
         )
     alive = [s for s in range(n) if seats[s].status == "active"]
     if len(alive) < 2:
-        raise _bad("setup: at least two seats need discs on the board")
-    if seats[setup.active].status != "active":
-        raise _bad("setup: the active seat has no disc on the board")
-    phase = setup.phase
+        raise InvalidOptions("setup: at least two seats need discs on the board")
+    if seats[fixture.active].status != "active":
+        raise InvalidOptions("setup: the active seat has no disc on the board")
+    phase = fixture.phase
     if phase == "emperor_swap" and any(
         not any(st is not None and st.owner == s and st.emperor for st in stacks) for s in range(n)
     ):
-        raise _bad("setup: an emperor_swap needs every Emperor on the board")
+        raise InvalidOptions("setup: an emperor_swap needs every Emperor on the board")
     state = State(
         board=board,
         max_turns=config.max_turns,
         stacks=tuple(stacks),
         buildings=tuple(buildings),
         seats=tuple(seats),
-        phase=phase,  # type: ignore[arg-type]
-        active=setup.active,
-        first=setup.active,
-        turn=setup.turn,
+        phase=phase,
+        active=fixture.active,
+        first=fixture.active,
+        turn=fixture.turn,
         actions_taken=0 if phase in ("action", "emperor_swap") else 1,
         forced_march_used=phase == "action2",
         swap=(None,) * n if phase == "emperor_swap" else (),
     )
     if phase == "emperor_swap":
         return state
-    return _advance(state, [], phase)  # a prompt that cannot be answered is skipped at once
+    d = Draft(state)
+    _advance(d, phase)  # a prompt that cannot be answered is skipped at once (the deal reports nothing)
+    return d.state
+
+
+OPTIONS = (
+    Option("layout", "string", "random", "Board layout (§A3.3)", choices=("random", "standard")),
+    Option("max_turns", "integer", MAX_TURNS_DEFAULT, "Turn cap (§A6.4)", minimum=1, maximum=MAX_TURNS_LIMIT),
+    Option("setup", "object", None, "Explicit test position (§A4.1)", restricted=True),
+)
 
 
 def parse_config(options: JSON, players: int) -> Config:
     """Match options → `Config` (§A4.1); raises `InvalidOptions`."""
-    if players not in range(2, 5):
-        raise _bad("Ekö is for 2 to 4 players")
-    if not isinstance(options, dict):
-        raise _bad("options must be an object")
-    unknown = set(options) - {"layout", "max_turns", "setup"}
-    if unknown:
-        raise _bad(f"unknown option(s) {sorted(unknown)}")
-    layout = options.get("layout", "random")
-    if layout not in ("random", "standard"):
-        raise _bad("layout must be 'random' or 'standard'")
-    max_turns = _int(options.get("max_turns", MAX_TURNS_DEFAULT), "max_turns", 1, MAX_TURNS_LIMIT)
-    raw_setup = options.get("setup")
-    setup = None if raw_setup is None else _parse_setup(raw_setup, players)
-    config = Config(players=players, layout=layout, max_turns=max_turns, setup=setup)
-    if setup is not None and layout == "standard":
+    if players not in SEATS:
+        raise InvalidOptions("Ekö is for 2 to 4 players")
+    values = parse_options(OPTIONS, options, players)
+    raw = values["setup"]
+    fixture = None if raw is None else _parse_setup(raw, players)
+    config = Config(players=players, layout=values["layout"], max_turns=values["max_turns"], setup=fixture)
+    if fixture is not None and config.layout == "standard":
         _setup_state(config, build_board(players, "standard", 0))  # refuse a bad setup at creation
     return config
 
 
-def start(config: Config, seed: int) -> tuple[State, tuple[Effect, ...]]:
-    """The deal of `initial_state`, which tells nobody anything (the `started` record has no effects)."""
-    return initial_state(config, seed), ()
+def setup(config: Config, seed: int) -> tuple[State, tuple[Effect, ...]]:
+    """§A4: board, discs, colours, first seat, then the Emperor swap (or the `setup` position).
 
-
-def initial_state(config: Config, seed: int) -> State:
-    """§A4: board, discs, colours, first seat, then the Emperor swap (or the `setup` position)."""
+    The deal tells nobody anything: the `started` record has no effects.
+    """
     n = config.players
     board = build_board(n, config.layout, seed)
     if config.setup is not None:
-        return _setup_state(config, board)
+        return _setup_state(config, board), ()
     discs = []
     for color in COLORS[:n]:  # §A4.2: per colour, the Emperor then 15 plain discs
         discs.append((color, True))
@@ -645,7 +725,7 @@ def initial_state(config: Config, seed: int) -> State:
     stacks: list[Stack | None] = [None] * len(board.keys)
     for idx, (color, emp) in zip(board.sand, discs, strict=True):
         stacks[idx] = Stack(seat_of[color], 1, emp)
-    return State(
+    state = State(
         board=board,
         max_turns=config.max_turns,
         stacks=tuple(stacks),
@@ -657,6 +737,7 @@ def initial_state(config: Config, seed: int) -> State:
         turn=1,
         swap=(None,) * n,
     )
+    return state, ()
 
 
 # --- 4. queries ------------------------------------------------------------------------------
@@ -704,11 +785,6 @@ def tally(state: State) -> Tally:
             if types[i] == CAPITAL:
                 palace[b.owner] = True  # §A2 *Names*: a building on a capital is a palace
     return Tally(tuple(discs), tuple(building_vp), tuple(palace), tuple(left))
-
-
-def discs_on_board(state: State, seat: int) -> int:
-    """Discs of ``seat`` in its stacks."""
-    return sum(st.height for st in state.stacks if st is not None and st.owner == seat)
 
 
 def vp(state: State, seat: int) -> int:
@@ -764,7 +840,7 @@ def _reaches(state: State, origin: int, goals: set[int]) -> bool:
     return False
 
 
-def _classify(mover: Stack, target: Stack) -> str | None:
+def _classify(mover: Stack, target: Stack) -> Expect | None:
     """What moving ``mover`` onto ``target`` would be (§A5.1), or None when it is not allowed."""
     if target.owner == mover.owner:
         return "regroup" if mover.height + target.height <= STACK_MAX else None
@@ -775,17 +851,17 @@ def _classify(mover: Stack, target: Stack) -> str | None:
     return None
 
 
-def _move_options(state: State, seat: int) -> list[tuple[int, int, str]]:
+def _move_options(state: State, seat: int) -> list[tuple[int, int, Expect]]:
     """Every legal `move` of ``seat`` as (from, to, kind), in (from, to) canonical order."""
     board, stacks = state.board, state.stacks
     comp, comps = _empty_regions(state)
     borders: dict[int, set[int]] = {}
-    out: list[tuple[int, int, str]] = []
+    out: list[tuple[int, int, Expect]] = []
     for f in board.sand:
         mover = stacks[f]
         if mover is None or mover.owner != seat:
             continue
-        dests: dict[int, str] = {}
+        dests: dict[int, Expect] = {}
         targets = {n for n in board.sand_nbrs[f] if stacks[n] is not None}
         for cid in {comp[n] for n in board.sand_nbrs[f] if comp[n] >= 0}:
             for x in comps[cid]:
@@ -964,7 +1040,7 @@ def default_move(state: State, seat: Seat) -> Move:
         for f, t, k in options:
             if k == kind:
                 return MoveStack(keys[f], keys[t], k)
-    # [D] Outside the page's five groups: a simple move of the Emperor's stack, then any other construct.
+    # [D] Outside the five groups of §A8: a simple move of the Emperor's stack, then any other construct.
     if options:
         f, t, k = options[0]
         return MoveStack(keys[f], keys[t], k)
@@ -994,19 +1070,19 @@ def _stack_json(st: Stack | None) -> StackView | None:
     return None if st is None else {"owner": st.owner, "height": st.height, "emperor": st.emperor}
 
 
-def view(state: State, viewer: Seat | None, timer_deadline: str | None = None) -> JSON:
+def view(state: State, viewer: Seat | None, timer_deadline: str | None = None) -> EkoView:
     """What a seat or spectator sees (§A8/§A9): everything but the others' swap answers."""
     board = state.board
-    spaces: dict[str, Any] = {}
+    spaces: dict[str, SpaceView] = {}
     for i, key in enumerate(board.keys):
-        t = board.types[i]
-        if t == SAND:
-            spaces[key] = {"type": t, "stack": _stack_json(state.stacks[i])}
-        elif t == CHASM:
-            spaces[key] = {"type": t}
+        kind = board.types[i]
+        if kind == SAND:
+            spaces[key] = {"type": kind, "stack": _stack_json(state.stacks[i])}
+        elif kind == CHASM:
+            spaces[key] = {"type": kind}
         else:
             b = state.buildings[i]
-            spaces[key] = {"type": t, "building": None if b is None else {"owner": b.owner, "kind": b.kind}}
+            spaces[key] = {"type": kind, "building": None if b is None else {"owner": b.owner, "kind": b.kind}}
     seats: list[SeatView] = []
     t = tally(state)
     for s, me in enumerate(state.seats):
@@ -1024,9 +1100,9 @@ def view(state: State, viewer: Seat | None, timer_deadline: str | None = None) -
                 "has_palace": t.palace[s],
             }
         )
-    swap = None
+    swap: SwapView | None = None
     if state.phase == "emperor_swap":
-        mine = None
+        mine: AnswerView | None = None
         if viewer is not None and 0 <= viewer < len(state.swap) and (ans := state.swap[viewer]) is not None:
             mine = {"with": None if ans.target is None else board.keys[ans.target]}
         swap = {"answered": [s for s, a in enumerate(state.swap) if a is not None], "mine": mine}
@@ -1051,29 +1127,15 @@ def view(state: State, viewer: Seat | None, timer_deadline: str | None = None) -
         if state.result is None
         else {"reason": state.result.reason, "winners": list(state.result.winners)},
     }
-    return dict(out)
-
-
-def heuristic(state: State, seat: Seat) -> float:
-    """VP race plus material, higher is better for ``seat`` (the `greedy` bot's one-ply score)."""
-    if state.result is not None:
-        return 1000.0 if seat in state.result.winners else -1000.0
-
-    t = tally(state)
-
-    def score(s: int) -> float:
-        palace = 3.0 if t.palace[s] else 0.0
-        return 4.0 * t.vp(state, s) + palace + 0.5 * (t.discs[s] + state.seats[s].reserve)
-
-    others = [score(s) for s in range(len(state.seats)) if s != seat and state.seats[s].status == "active"]
-    return score(seat) - (max(others) if others else 0.0)
+    return out
 
 
 # --- 5. transitions --------------------------------------------------------------------------
+# Every transition works on one `Draft` of the state: it reads `d.state`, writes with `d.set(...)`,
+# announces with `d.emit(...)`; the public functions return `d.done()`. A refused move raises
+# before anything is written.
 
-
-def _illegal(reason: str, message: str) -> IllegalMove:
-    return IllegalMove(reason, message)
+Step = Literal["action", "action2", "post_action", "reinforcement", "end_turn"]
 
 
 def apply(state: State, seat: Seat, move: Move) -> tuple[State, tuple[Effect, ...]]:
@@ -1084,58 +1146,58 @@ def apply(state: State, seat: Seat, move: Move) -> tuple[State, tuple[Effect, ..
     # §0.3: a seat that has answered the swap may replace its answer until the prompt closes.
     if seat not in awaiting(state) and not (phase == "emperor_swap" and isinstance(move, EmperorSwap)):
         raise NotAwaited(f"seat {seat} is not awaited")
-    effects: list[Effect] = []
+    d = Draft(state)
     match move:
         case EmperorSwap():
             if phase != "emperor_swap":
-                raise _illegal("wrong_phase", f"no emperor_swap during {phase}")
-            state = _apply_swap(state, seat, move, effects)
+                raise IllegalMove("wrong_phase", f"no emperor_swap during {phase}")
+            _apply_swap(d, seat, move)
         case MoveStack():
             if phase not in ("action", "action2"):
-                raise _illegal("wrong_phase", f"no move during {phase}")
-            state = _apply_move(state, seat, move, effects)
+                raise IllegalMove("wrong_phase", f"no move during {phase}")
+            _apply_move(d, seat, move)
         case Construct():
             if phase not in ("action", "action2"):
-                raise _illegal("wrong_phase", f"no construct during {phase}")
-            state = _apply_construct(state, seat, move, effects)
+                raise IllegalMove("wrong_phase", f"no construct during {phase}")
+            _apply_construct(d, seat, move)
         case ForcedMarch():
-            state = _apply_forced_march(state, seat, effects)
+            _apply_forced_march(d, seat)
         case EndActions():
             if phase != "post_action":
-                raise _illegal("wrong_phase", f"no end_actions during {phase}")
-            effects.append(Effect("actions_ended", {"seat": seat}))
-            state = _advance(state, effects, "reinforcement")
+                raise IllegalMove("wrong_phase", f"no end_actions during {phase}")
+            d.emit("actions_ended", {"seat": seat})
+            _advance(d, "reinforcement")
         case Reinforce():
-            state = _apply_reinforce(state, seat, move, effects)
+            _apply_reinforce(d, seat, move)
         case _:
             raise InvalidMove(f"not an Ekö move: {move!r}")
-    return state, tuple(effects)
+    return d.done()
 
 
-def _apply_swap(state: State, seat: int, move: EmperorSwap, effects: list[Effect]) -> State:
+def _apply_swap(d: Draft[State], seat: int, move: EmperorSwap) -> None:
     """§A4.6: record a blind answer; when the last seat answers, apply every swap at once."""
-    board = state.board
+    state = d.state
     target = None
     if move.with_ is not None:
-        idx = board.index.get(move.with_)
+        idx = state.board.index.get(move.with_)
         st = None if idx is None else state.stacks[idx]
         if idx is None or st is None or st.owner != seat:
-            raise _illegal("not_own_disc", f"{move.with_} holds none of your discs")
+            raise IllegalMove("not_own_disc", f"{move.with_} holds none of your discs")
         if st.emperor:
-            raise _illegal("is_emperor", f"{move.with_} holds your Emperor")
+            raise IllegalMove("is_emperor", f"{move.with_} holds your Emperor")
         target = idx
-    replaced = state.swap[seat] is not None
-    state = replace(state, swap=put(state.swap, seat, SwapAnswer(target)))
+    d.set(swap=put(state.swap, seat, SwapAnswer(target)))
     # The answer stays private (§A9): the public effect names only the seat.
-    effects.append(Effect("emperor_swap_answered", {"seat": seat, "replaced": replaced}))
-    effects.append(Effect("emperor_swap_chosen", {"seat": seat, "with": move.with_}, frozenset((seat,))))
-    return _maybe_close_swap(state, effects)
+    d.emit("emperor_swap_answered", {"seat": seat, "replaced": state.swap[seat] is not None})
+    d.emit("emperor_swap_chosen", {"seat": seat, "with": move.with_}, to=(seat,))
+    _maybe_close_swap(d)
 
 
-def _maybe_close_swap(state: State, effects: list[Effect]) -> State:
+def _maybe_close_swap(d: Draft[State]) -> None:
     """Close the swap once every non-resigned seat has answered, then start the first turn."""
+    state = d.state
     if awaiting(state):
-        return state
+        return
     stacks = list(state.stacks)
     answers = []
     for s, ans in enumerate(state.swap):
@@ -1147,51 +1209,50 @@ def _maybe_close_swap(state: State, effects: list[Effect]) -> State:
         old = next(i for i, st in enumerate(stacks) if st is not None and st.owner == s and st.emperor)
         old_st, new_st = stacks[old], stacks[ans.target]
         assert old_st is not None and new_st is not None
-        stacks[old] = replace(old_st, emperor=False)
-        stacks[ans.target] = replace(new_st, emperor=True)
-    effects.append(Effect("emperor_swap_closed", {"answers": answers}))
-    state = replace(state, stacks=tuple(stacks), swap=(), phase="action", actions_taken=0)
-    first = state.first
-    if state.seats[first].status != "active":
-        first = _next_seat(state, first)
-    state = replace(state, active=first)
-    effects.append(Effect("turn_started", {"seat": first, "turn": state.turn}))
-    return _advance(state, effects, "action")
+        stacks[old] = Stack(old_st.owner, old_st.height, False)
+        stacks[ans.target] = Stack(new_st.owner, new_st.height, True)
+    d.emit("emperor_swap_closed", {"answers": answers})
+    first = state.first if state.seats[state.first].status == "active" else _next_seat(state, state.first)
+    d.set(stacks=tuple(stacks), swap=(), phase="action", actions_taken=0, active=first)
+    d.emit("turn_started", {"seat": first, "turn": state.turn})
+    _advance(d, "action")
 
 
-def _apply_move(state: State, seat: int, move: MoveStack, effects: list[Effect]) -> State:
+def _apply_move(d: Draft[State], seat: int, move: MoveStack) -> None:
     """§A5.1: simple move, regroup, attack or kamikaze, then the post-action checks."""
+    state = d.state
     board, stacks = state.board, state.stacks
     f = board.index.get(move.from_)
     mover = None if f is None else stacks[f]
     if f is None or mover is None or mover.owner != seat:
-        raise _illegal("not_own_stack", f"{move.from_} holds no stack of yours")
+        raise IllegalMove("not_own_stack", f"{move.from_} holds no stack of yours")
     t = board.index.get(move.to)
     if t is None or not board.is_sand[t]:
-        raise _illegal("not_sand", f"{move.to} is not a sand space")
+        raise IllegalMove("not_sand", f"{move.to} is not a sand space")
     if t == f:
-        raise _illegal("unreachable", "a stack cannot move onto itself")
+        raise IllegalMove("unreachable", "a stack cannot move onto itself")
     target = stacks[t]
+    kind: Expect
     if target is None:
         if not _reaches(state, f, {t}):
-            raise _illegal("unreachable", f"no path of empty sand leads to {move.to}")
+            raise IllegalMove("unreachable", f"no path of empty sand leads to {move.to}")
         kind = "simple"
     else:
         if t not in board.sand_nbrs[f] and not _reaches(state, f, set(board.sand_nbrs[t])):
-            raise _illegal("unreachable", f"{move.to} is not next to a space the stack can reach")
+            raise IllegalMove("unreachable", f"{move.to} is not next to a space the stack can reach")
         if target.owner == seat:
             if mover.height + target.height > STACK_MAX:
-                raise _illegal("regroup_over_4", "a regrouped stack would exceed 4 discs")
+                raise IllegalMove("regroup_over_4", "a regrouped stack would exceed 4 discs")
             if move.expect in ("attack", "kamikaze"):
-                raise _illegal("own_stack", "own stacks can never be attacked")
+                raise IllegalMove("own_stack", "own stacks can never be attacked")
             kind = "regroup"
         else:
             found = _classify(mover, target)
             if found is None:
-                raise _illegal("too_weak", f"the stack on {move.from_} is too weak to attack {move.to}")
+                raise IllegalMove("too_weak", f"the stack on {move.from_} is too weak to attack {move.to}")
             kind = found
     if move.expect is not None and move.expect != kind:
-        raise _illegal("expect_mismatch", f"this move is a {kind}, not a {move.expect}")
+        raise IllegalMove("expect_mismatch", f"this move is a {kind}, not a {move.expect}")
     new_stacks = list(stacks)
     seats = state.seats
     data: dict[str, Any] = {"seat": seat, "from": move.from_, "to": move.to, "expect": kind}
@@ -1199,152 +1260,150 @@ def _apply_move(state: State, seat: int, move: MoveStack, effects: list[Effect])
     new_stacks[f] = None
     if kind == "simple":
         new_stacks[t] = mover
-        effects.append(Effect("stack_moved", data))
+        d.emit("stack_moved", data)
     elif kind == "regroup":
         assert target is not None
         new_stacks[t] = Stack(seat, mover.height + target.height, mover.emperor or target.emperor)
-        effects.append(Effect("stacks_regrouped", {**data, "height": mover.height + target.height}))
+        d.emit("stacks_regrouped", {**data, "height": mover.height + target.height})
     elif kind == "attack":
         assert target is not None
-        d = target.owner
+        loser = target.owner
         plain = target.height - target.emperor
-        seats = put(seats, d, replace(seats[d], reserve=seats[d].reserve + plain))
+        seats = put(seats, loser, replace(seats[loser], reserve=seats[loser].reserve + plain))
         if target.emperor:  # §A5.1: the defender's Emperor goes to the attacker's prison
             me = seats[seat]
-            seats = put(seats, seat, replace(me, prisoners=tuple(sorted((*me.prisoners, d)))))
+            seats = put(seats, seat, replace(me, prisoners=tuple(sorted((*me.prisoners, loser)))))
             captured = True
         new_stacks[t] = mover
-        effects.append(
-            Effect(
-                "stack_attacked",
-                {**data, "defender": d, "discs_to_reserve": plain, "emperor_captured": target.emperor},
-            )
+        d.emit(
+            "stack_attacked",
+            {**data, "defender": loser, "discs_to_reserve": plain, "emperor_captured": target.emperor},
         )
     else:  # kamikaze: both stacks leave; nobody is captured (§A5.1)
         assert target is not None
-        d = target.owner
+        loser = target.owner
+        them = seats[loser]
         seats = put(
             seats,
-            d,
-            replace(
-                seats[d],
-                reserve=seats[d].reserve + target.height,
-                reserve_emperor=seats[d].reserve_emperor or target.emperor,
-            ),
+            loser,
+            replace(them, reserve=them.reserve + target.height, reserve_emperor=them.reserve_emperor or target.emperor),
         )
         me = seats[seat]
         seats = put(
             seats, seat, replace(me, reserve=me.reserve + 1, reserve_emperor=me.reserve_emperor or mover.emperor)
         )
         new_stacks[t] = None
-        effects.append(Effect("kamikaze_struck", {**data, "defender": d}))
-    state = replace(state, stacks=tuple(new_stacks), seats=seats, actions_taken=state.actions_taken + 1)
-    return _after_action(state, effects, captured)
+        d.emit("kamikaze_struck", {**data, "defender": loser})
+    d.set(stacks=tuple(new_stacks), seats=seats, actions_taken=state.actions_taken + 1)
+    _after_action(d, captured)
 
 
-def _apply_construct(state: State, seat: int, move: Construct, effects: list[Effect]) -> State:
+def _apply_construct(d: Draft[State], seat: int, move: Construct) -> None:
     """§A5.2: build, upgrade or replace, paid from one adjacent own stack."""
+    state = d.state
     board = state.board
     c = board.index.get(move.space)
     if c is None or board.types[c] not in CONSTRUCTION:
-        raise _illegal("not_construction_space", f"{move.space} is not a construction space")
+        raise IllegalMove("not_construction_space", f"{move.space} is not a construction space")
     if move.building not in ALLOWED[board.types[c]]:
-        raise _illegal("terrain_forbids", f"a {board.types[c]} does not allow a {move.building}")
+        raise IllegalMove("terrain_forbids", f"a {board.types[c]} does not allow a {move.building}")
     existing = state.buildings[c]
     cost = VALUE[move.building]
     if existing is not None:
         if existing.owner == seat:
             if VALUE[existing.kind] >= cost:
-                raise _illegal("not_an_upgrade", f"your {existing.kind} there is worth as much or more")
+                raise IllegalMove("not_an_upgrade", f"your {existing.kind} there is worth as much or more")
         elif VALUE[existing.kind] > cost:
-            raise _illegal("enemy_building_too_valuable", f"the {existing.kind} there is worth more")
+            raise IllegalMove("enemy_building_too_valuable", f"the {existing.kind} there is worth more")
         else:
             cost += 1
     s = board.index.get(move.from_stack)
     payer = None if s is None else state.stacks[s]
     if s is None or payer is None or payer.owner != seat or s not in board.sand_nbrs[c]:
-        raise _illegal("not_adjacent", f"{move.from_stack} is not a stack of yours next to {move.space}")
+        raise IllegalMove("not_adjacent", f"{move.from_stack} is not a stack of yours next to {move.space}")
     if payer.height < cost:
-        raise _illegal("stack_too_small", f"the stack cannot pay {cost} discs")
+        raise IllegalMove("stack_too_small", f"the stack cannot pay {cost} discs")
     if supply(state, seat)[move.building] == 0:
-        raise _illegal("no_piece_left", f"no {move.building} left in your supply")
+        raise IllegalMove("no_piece_left", f"no {move.building} left in your supply")
     if move.sacrifice_emperor and not payer.emperor:
-        raise _illegal("emperor_flag_mismatch", "sacrifice_emperor needs your Emperor in the paying stack")
+        raise IllegalMove("emperor_flag_mismatch", "sacrifice_emperor needs your Emperor in the paying stack")
     if not move.sacrifice_emperor and payer.height - payer.emperor < cost:
-        raise _illegal("emperor_flag_mismatch", "the plain discs cannot pay: the Emperor must be sacrificed")
+        raise IllegalMove("emperor_flag_mismatch", "the plain discs cannot pay: the Emperor must be sacrificed")
     left = payer.height - cost
-    stacks = put(
-        state.stacks, s, None if left == 0 else Stack(seat, left, payer.emperor and not move.sacrifice_emperor)
-    )
     me = state.seats[seat]
-    seats = put(
-        state.seats,
-        seat,
-        replace(me, reserve=me.reserve + cost, reserve_emperor=me.reserve_emperor or move.sacrifice_emperor),
+    d.emit(
+        "building_built",
+        {
+            "seat": seat,
+            "space": move.space,
+            "building": move.building,
+            "from_stack": move.from_stack,
+            "cost": cost,
+            "sacrifice_emperor": move.sacrifice_emperor,
+            "replaced": None if existing is None else {"owner": existing.owner, "kind": existing.kind},
+        },
     )
-    buildings = put(state.buildings, c, Building(seat, move.building))
-    effects.append(
-        Effect(
-            "building_built",
-            {
-                "seat": seat,
-                "space": move.space,
-                "building": move.building,
-                "from_stack": move.from_stack,
-                "cost": cost,
-                "sacrifice_emperor": move.sacrifice_emperor,
-                "replaced": None if existing is None else {"owner": existing.owner, "kind": existing.kind},
-            },
-        )
+    d.set(
+        stacks=put(
+            state.stacks, s, None if left == 0 else Stack(seat, left, payer.emperor and not move.sacrifice_emperor)
+        ),
+        seats=put(
+            state.seats,
+            seat,
+            replace(me, reserve=me.reserve + cost, reserve_emperor=me.reserve_emperor or move.sacrifice_emperor),
+        ),
+        buildings=put(state.buildings, c, Building(seat, move.building)),
+        actions_taken=state.actions_taken + 1,
     )
-    state = replace(state, stacks=stacks, seats=seats, buildings=buildings, actions_taken=state.actions_taken + 1)
-    return _after_action(state, effects, False)
+    _after_action(d, False)
 
 
-def _apply_forced_march(state: State, seat: int, effects: list[Effect]) -> State:
+def _apply_forced_march(d: Draft[State], seat: int) -> None:
     """§A5.3: box 3 plain reserve discs and open `action2`."""
+    state = d.state
     if state.phase != "post_action":
-        raise _illegal("wrong_phase", f"no forced_march during {state.phase}")
+        raise IllegalMove("wrong_phase", f"no forced_march during {state.phase}")
     if state.forced_march_used:
-        raise _illegal("forced_march_used", "forced march was already used this turn")
+        raise IllegalMove("forced_march_used", "forced march was already used this turn")
     me = state.seats[seat]
     if _plain_reserve(me) < FORCED_MARCH_COST:
-        raise _illegal("reserve_too_small", "the reserve holds fewer than 3 plain discs")
+        raise IllegalMove("reserve_too_small", "the reserve holds fewer than 3 plain discs")
     me = replace(me, reserve=me.reserve - FORCED_MARCH_COST, boxed=me.boxed + FORCED_MARCH_COST)
-    state = replace(state, seats=put(state.seats, seat, me), forced_march_used=True)
-    effects.append(Effect("forced_march", {"seat": seat, "boxed": FORCED_MARCH_COST}))
-    return _advance(state, effects, "action2")
+    d.set(seats=put(state.seats, seat, me), forced_march_used=True)
+    d.emit("forced_march", {"seat": seat, "boxed": FORCED_MARCH_COST})
+    _advance(d, "action2")
 
 
-def _apply_reinforce(state: State, seat: int, move: Reinforce, effects: list[Effect]) -> State:
+def _apply_reinforce(d: Draft[State], seat: int, move: Reinforce) -> None:
     """§A5.4: up to 3 reserve discs onto one eligible own stack, the Emperor first."""
+    state = d.state
     if state.phase != "reinforcement":
-        raise _illegal("wrong_phase", f"no reinforce during {state.phase}")
+        raise IllegalMove("wrong_phase", f"no reinforce during {state.phase}")
     board = state.board
     s = board.index.get(move.stack)
     st = None if s is None else state.stacks[s]
     if s is None or st is None or st.owner != seat:
-        raise _illegal("no_such_stack", f"{move.stack} holds no stack of yours")
+        raise IllegalMove("no_such_stack", f"{move.stack} holds no stack of yours")
     if any((b := state.buildings[n]) is not None and b.owner != seat for n in board.nbrs[s]):
-        raise _illegal("adjacent_enemy_building", f"{move.stack} is next to an enemy building")
+        raise IllegalMove("adjacent_enemy_building", f"{move.stack} is next to an enemy building")
     me = state.seats[seat]
-    if not 1 <= move.count <= min(REINFORCE_MAX, me.reserve, STACK_MAX - st.height):
-        raise _illegal("count_out_of_range", f"count must be 1..{min(REINFORCE_MAX, me.reserve, 4 - st.height)}")
+    top = min(REINFORCE_MAX, me.reserve, STACK_MAX - st.height)
+    if not 1 <= move.count <= top:
+        raise IllegalMove("count_out_of_range", f"count must be 1..{top}")
     if move.include_emperor != me.reserve_emperor:
-        raise _illegal(
+        raise IllegalMove(
             "emperor_must_come_first",
             "the Emperor in reserve comes first" if me.reserve_emperor else "your Emperor is not in the reserve",
         )
-    stacks = put(state.stacks, s, Stack(seat, st.height + move.count, st.emperor or move.include_emperor))
-    me = replace(me, reserve=me.reserve - move.count, reserve_emperor=False)
-    state = replace(state, stacks=stacks, seats=put(state.seats, seat, me))
-    effects.append(
-        Effect(
-            "reinforced",
-            {"seat": seat, "stack": move.stack, "count": move.count, "include_emperor": move.include_emperor},
-        )
+    d.set(
+        stacks=put(state.stacks, s, Stack(seat, st.height + move.count, st.emperor or move.include_emperor)),
+        seats=put(state.seats, seat, replace(me, reserve=me.reserve - move.count, reserve_emperor=False)),
     )
-    return _advance(state, effects, "end_turn")
+    d.emit(
+        "reinforced",
+        {"seat": seat, "stack": move.stack, "count": move.count, "include_emperor": move.include_emperor},
+    )
+    _advance(d, "end_turn")
 
 
 def _exchanged(seat_state: SeatState, captive: Seat) -> SeatState:
@@ -1357,18 +1416,20 @@ def _exchanged(seat_state: SeatState, captive: Seat) -> SeatState:
     )
 
 
-def _after_action(state: State, effects: list[Effect], captured: bool) -> State:
+def _after_action(d: Draft[State], captured: bool) -> None:
     """§A6.4: VP victory, exchange, elimination and last standing, then the rest of the turn."""
+    state = d.state
     n = len(state.seats)
     seat = state.active
     # 1. VP victory, the active seat first, before any exchange.
     t = tally(state)
     for s in [seat, *[x for x in range(n) if x != seat]]:
         if state.seats[s].status != "resigned" and t.vp(state, s) >= WIN_VP and t.palace[s]:
-            return _finish(state, effects, "vp_with_palace", (s,))
+            _finish(d, "vp_with_palace", (s,))
+            return
     # 2. Emperor exchange (§A6.2), between seats that have not resigned (§A5.5: their prisons stay put).
+    seats = state.seats
     if captured:
-        seats = state.seats
         for a in range(n):
             for b in range(a + 1, n):
                 sa, sb = seats[a], seats[b]
@@ -1376,26 +1437,28 @@ def _after_action(state: State, effects: list[Effect], captured: bool) -> State:
                     continue
                 seats = put(seats, a, _exchanged(sa, b))
                 seats = put(seats, b, _exchanged(seats[b], a))
-                effects.append(Effect("emperors_exchanged", {"seats": [a, b]}))
-        state = replace(state, seats=seats)
+                d.emit("emperors_exchanged", {"seats": [a, b]})
     # 3. Elimination (§A6.3).
-    contenders = [s for s in range(n) if state.seats[s].status == "active"]
+    contenders = [s for s in range(n) if seats[s].status == "active"]
     on_board = t.discs  # exchanges move no disc on the board
     for s in contenders:
         if on_board[s] == 0:
-            state = replace(state, seats=put(state.seats, s, replace(state.seats[s], status="eliminated")))
-            effects.append(Effect("seat_eliminated", {"seat": s}))
+            seats = put(seats, s, replace(seats[s], status="eliminated"))
+            d.emit("seat_eliminated", {"seat": s})
+    if seats is not state.seats:
+        d.set(seats=seats)
     # 4. Last standing, or a mutual wipe-out.
-    alive = [s for s in range(n) if state.seats[s].status != "resigned" and on_board[s] > 0]
+    alive = [s for s in range(n) if seats[s].status != "resigned" and on_board[s] > 0]
     if len(alive) == 1:
-        return _finish(state, effects, "last_standing", (alive[0],))
-    if not alive:  # [D] most VP among the seats that were still playing wins; equal VP share
-        points = {s: vp(state, s) for s in contenders}
+        _finish(d, "last_standing", (alive[0],))
+    elif not alive:  # [D] most VP among the seats that were still playing wins; equal VP share
+        points = {s: vp(d.state, s) for s in contenders}
         best = max(points.values())
-        return _finish(state, effects, "wipeout", tuple(s for s in contenders if points[s] == best))
-    if state.seats[seat].status != "active":
-        return _advance(state, effects, "end_turn")  # [D] a seat that eliminated itself ends its turn
-    return _advance(state, effects, "post_action" if state.phase == "action" else "reinforcement")
+        _finish(d, "wipeout", tuple(s for s in contenders if points[s] == best))
+    elif seats[seat].status != "active":
+        _advance(d, "end_turn")  # [D] a seat that eliminated itself ends its turn
+    else:
+        _advance(d, "post_action" if state.phase == "action" else "reinforcement")
 
 
 def _next_seat(state: State, after: int) -> int:
@@ -1408,23 +1471,25 @@ def _next_seat(state: State, after: int) -> int:
     raise AssertionError("no seat left to play")
 
 
-def _advance(state: State, effects: list[Effect], step: str) -> State:
+def _advance(d: Draft[State], step: Step) -> None:
     """Open the next prompt from ``step``, skipping every prompt that cannot be answered (§A5)."""
+    state = d.state
     active, turn = state.active, state.turn
     taken, marched = state.actions_taken, state.forced_march_used
     while True:
         if step == "end_turn":
             if turn + 1 > state.max_turns:  # §A6.4.5 [I]: the cap ends the game once turn `max_turns` is over
-                return _finish_turn_cap(state, effects)
+                _finish_turn_cap(d)
+                return
             turn += 1
             active = _next_seat(state, active)
             taken, marched = 0, False
-            effects.append(Effect("turn_started", {"seat": active, "turn": turn}))
+            d.emit("turn_started", {"seat": active, "turn": turn})
             step = "action"
-        if step in ("action", "action2"):
+        if step == "action" or step == "action2":
             if _has_action(state, active):
                 break
-            effects.append(Effect("no_legal_action", {"seat": active, "phase": step}))
+            d.emit("no_legal_action", {"seat": active, "phase": step})
             step = "post_action" if step == "action" else "reinforcement"
             continue
         me = state.seats[active]
@@ -1433,46 +1498,30 @@ def _advance(state: State, effects: list[Effect], step: str) -> State:
                 break
             step = "reinforcement"
             continue
-        if step == "reinforcement":
-            if me.reserve > 0 and _eligible(state, active):
-                break
-            step = "end_turn"
-            continue
-        raise AssertionError(f"unknown step {step}")
-    return replace(
-        state,
-        phase=step,  # type: ignore[arg-type]
-        active=active,
-        turn=turn,
-        actions_taken=taken,
-        forced_march_used=marched,
-    )
+        if me.reserve > 0 and _eligible(state, active):  # step == "reinforcement"
+            break
+        step = "end_turn"
+    d.set(phase=step, active=active, turn=turn, actions_taken=taken, forced_march_used=marched)
 
 
-def _finish(state: State, effects: list[Effect], reason: str, winners: tuple[int, ...]) -> State:
-    state = replace(state, phase="finished", result=Result(reason, tuple(sorted(winners))), swap=())
+def _finish(d: Draft[State], reason: Reason, winners: tuple[int, ...]) -> None:
+    d.set(phase="finished", result=Result(reason, tuple(sorted(winners))), swap=())
+    state = d.state
     t = tally(state)
-    effects.append(
-        Effect(
-            "game_ended",
-            {
-                "reason": reason,
-                "winners": sorted(winners),
-                "scores": [t.vp(state, s) for s in range(len(state.seats))],
-            },
-        )
+    d.emit(
+        "game_ended",
+        {"reason": reason, "winners": sorted(winners), "scores": [t.vp(state, s) for s in range(len(state.seats))]},
     )
-    return state
 
 
-def _finish_turn_cap(state: State, effects: list[Effect]) -> State:
+def _finish_turn_cap(d: Draft[State]) -> None:
     """§A6.4.5: most VP, then most discs on board; otherwise a draw."""
+    state = d.state
     playing = [s for s in range(len(state.seats)) if state.seats[s].status == "active"]
     t = tally(state)
     keys = {s: (t.vp(state, s), t.discs[s]) for s in playing}
     best = max(keys.values())
-    winners = tuple(s for s in playing if keys[s] == best)
-    return _finish(state, effects, "turn_cap", winners)
+    _finish(d, "turn_cap", tuple(s for s in playing if keys[s] == best))
 
 
 def timeout(state: State, seat: Seat) -> tuple[State, tuple[Effect, ...]]:
@@ -1486,113 +1535,22 @@ def resign(state: State, seat: Seat) -> tuple[State, tuple[Effect, ...]]:
     """§A5.5: 2 players → the opponent wins; 3–4 → the seat becomes inert and its turn ends."""
     if state.phase == "finished" or not 0 <= seat < len(state.seats) or state.seats[seat].status == "resigned":
         raise NotAwaited(f"seat {seat} cannot resign now")
-    effects = [Effect("seat_resigned", {"seat": seat})]
-    was_active = state.seats[seat].status == "active"
-    state = replace(state, seats=put(state.seats, seat, replace(state.seats[seat], status="resigned")))
-    playing = [s for s in range(len(state.seats)) if state.seats[s].status == "active"]
+    d = Draft(state)
+    d.emit("seat_resigned", {"seat": seat})
+    d.set(seats=put(state.seats, seat, replace(state.seats[seat], status="resigned")))
+    playing = [s for s in range(len(state.seats)) if d.state.seats[s].status == "active"]
     if len(playing) == 1:
-        return _finish(state, effects, "resignation", (playing[0],)), tuple(effects)
-    if state.phase == "emperor_swap":
-        return _maybe_close_swap(state, effects), tuple(effects)
-    if was_active and state.active == seat:
-        return _advance(state, effects, "end_turn"), tuple(effects)
-    return state, tuple(effects)
+        _finish(d, "resignation", (playing[0],))
+    elif state.phase == "emperor_swap":
+        _maybe_close_swap(d)
+    elif state.seats[seat].status == "active" and state.active == seat:
+        _advance(d, "end_turn")
+    return d.done()
 
 
 # --- 6. codecs -------------------------------------------------------------------------------
 
-_KEY_RE = re.compile(r"^-?\d{1,3},-?\d{1,3}$")
-
-
-def _key(value: Any, what: str) -> str:
-    if not isinstance(value, str) or not _KEY_RE.match(value):
-        raise InvalidMove(f"{what} must be a 'q,r' space key")
-    q, r = value.split(",")
-    return key_of(int(q), int(r))
-
-
-def _fields(raw: JSON, required: set[str], optional: frozenset[str] = frozenset()) -> None:
-    keys = set(raw) - {"type"}
-    if not required <= keys or not keys <= required | optional:
-        raise InvalidMove(f"a {raw['type']} move has the members {sorted(required | optional)}")
-
-
-def _flag(raw: JSON, name: str) -> bool:
-    value = raw.get(name, False)
-    if not isinstance(value, bool):
-        raise InvalidMove(f"{name} must be a boolean")
-    return value
-
-
-def parse_move(raw: JSON) -> Move:
-    """JSON → move; raises `InvalidMove` for anything that is not an Ekö move."""
-    if not isinstance(raw, dict) or not isinstance(raw.get("type"), str):
-        raise InvalidMove("a move is an object with a string `type`")
-    kind = raw["type"]
-    if kind == "emperor_swap":
-        _fields(raw, {"with"})
-        return EmperorSwap(None if raw["with"] is None else _key(raw["with"], "with"))
-    if kind == "move":
-        _fields(raw, {"from", "to"}, frozenset({"expect"}))
-        expect = raw.get("expect")
-        if expect is not None and expect not in EXPECTS:
-            raise InvalidMove(f"expect must be one of {EXPECTS}")
-        return MoveStack(_key(raw["from"], "from"), _key(raw["to"], "to"), expect)
-    if kind == "construct":
-        _fields(raw, {"space", "building", "from_stack"}, frozenset({"sacrifice_emperor"}))
-        if raw["building"] not in BUILDINGS:
-            raise InvalidMove(f"building must be one of {BUILDINGS}")
-        return Construct(
-            _key(raw["space"], "space"),
-            raw["building"],
-            _key(raw["from_stack"], "from_stack"),
-            _flag(raw, "sacrifice_emperor"),
-        )
-    if kind == "forced_march":
-        _fields(raw, set())
-        return ForcedMarch()
-    if kind == "end_actions":
-        _fields(raw, set())
-        return EndActions()
-    if kind == "reinforce":
-        _fields(raw, {"stack", "count"}, frozenset({"include_emperor"}))
-        count = raw["count"]
-        if isinstance(count, bool) or not isinstance(count, int):
-            raise InvalidMove("count must be an integer")
-        return Reinforce(_key(raw["stack"], "stack"), count, _flag(raw, "include_emperor"))
-    raise InvalidMove(f"unknown move type {kind!r}")
-
-
-def dump_move(move: Move) -> JSON:
-    """Move → canonical JSON."""
-    match move:
-        case EmperorSwap():
-            return {"type": "emperor_swap", "with": move.with_}
-        case MoveStack():
-            out: JSON = {"type": "move", "from": move.from_, "to": move.to}
-            if move.expect is not None:
-                out["expect"] = move.expect
-            return out
-        case Construct():
-            return {
-                "type": "construct",
-                "space": move.space,
-                "building": move.building,
-                "from_stack": move.from_stack,
-                "sacrifice_emperor": move.sacrifice_emperor,
-            }
-        case ForcedMarch():
-            return {"type": "forced_march"}
-        case EndActions():
-            return {"type": "end_actions"}
-        case Reinforce():
-            return {
-                "type": "reinforce",
-                "stack": move.stack,
-                "count": move.count,
-                "include_emperor": move.include_emperor,
-            }
-    raise InvalidMove(f"not an Ekö move: {move!r}")
+codec: MoveCodec[Move] = MoveCodec(EmperorSwap, MoveStack, Construct, ForcedMarch, EndActions, Reinforce)
 
 
 def dump_state(state: State) -> JSON:
@@ -1666,6 +1624,50 @@ def parse_state(raw: JSON) -> State:
     )
 
 
+# --- 7. invariants, bots ---------------------------------------------------------------------
+
+
+def invariant_violations(state: State) -> list[str]:
+    """[] when healthy: disc conservation (§A6.1), one place per Emperor, stack and building rules."""
+    out: list[str] = []
+    board = state.board
+    n = len(state.seats)
+    t = tally(state)
+    for i, st in enumerate(state.stacks):
+        if st is None:
+            continue
+        if not board.is_sand[i]:
+            out.append(f"stack on non-sand space {board.keys[i]}")
+        if not 1 <= st.height <= STACK_MAX:
+            out.append(f"stack of height {st.height} on {board.keys[i]}")
+    for i, b in enumerate(state.buildings):
+        if b is not None and b.kind not in ALLOWED.get(board.types[i], ()):
+            out.append(f"{b.kind} on {board.types[i]} {board.keys[i]}")
+    for s, me in enumerate(state.seats):
+        on_board = t.discs[s]
+        jailed = sum(1 for other in state.seats if s in other.prisoners)
+        if on_board + me.reserve + me.boxed + jailed != DISCS_PER_SEAT:
+            out.append(f"seat {s}: {on_board} + {me.reserve} + {me.boxed} + {jailed} != {DISCS_PER_SEAT}")
+        emperors = sum(1 for st in state.stacks if st is not None and st.owner == s and st.emperor)
+        if emperors + me.reserve_emperor + jailed != 1:
+            out.append(f"seat {s}: its Emperor is in {emperors + me.reserve_emperor + jailed} places")
+        if me.reserve_emperor and me.reserve < 1:
+            out.append(f"seat {s}: reserve Emperor not counted in reserve")
+        if s in me.prisoners or min(me.reserve, me.boxed) < 0:
+            out.append(f"seat {s}: bad prison or negative count")
+        if any(v < 0 for v in t.supply[s].values()):
+            out.append(f"seat {s}: more buildings than its supply")
+        if me.status == "eliminated" and on_board:
+            out.append(f"seat {s}: eliminated with discs on the board")
+    if (state.phase == "finished") != (state.result is not None):
+        out.append("result and phase disagree")
+    if state.phase == "emperor_swap" and len(state.swap) != n:
+        out.append("swap answers missing")
+    if state.phase not in ("finished", "emperor_swap") and state.seats[state.active].status != "active":
+        out.append("the active seat is not playing")
+    return out
+
+
 def determinize(view_json: JSON, seat: Seat, gen: random.Random) -> State:
     """A full state consistent with ``seat``'s view: only the others' swap answers are sampled."""
     b = view_json["board"]
@@ -1723,105 +1725,34 @@ def determinize(view_json: JSON, seat: Seat, gen: random.Random) -> State:
     )
 
 
-# --- 7. invariants ---------------------------------------------------------------------------
+def heuristic(state: State, seat: Seat) -> float:
+    """VP race plus material, higher is better for ``seat`` (the `greedy` bot's one-ply score)."""
+    if state.result is not None:
+        return 1000.0 if seat in state.result.winners else -1000.0
 
-
-def invariant_violations(state: State) -> list[str]:
-    """[] when healthy: disc conservation (§A6.1), one place per Emperor, stack and building rules."""
-    out: list[str] = []
-    board = state.board
-    n = len(state.seats)
     t = tally(state)
-    for i, st in enumerate(state.stacks):
-        if st is None:
-            continue
-        if not board.is_sand[i]:
-            out.append(f"stack on non-sand space {board.keys[i]}")
-        if not 1 <= st.height <= STACK_MAX:
-            out.append(f"stack of height {st.height} on {board.keys[i]}")
-    for i, b in enumerate(state.buildings):
-        if b is not None and b.kind not in ALLOWED.get(board.types[i], ()):
-            out.append(f"{b.kind} on {board.types[i]} {board.keys[i]}")
-    for s, me in enumerate(state.seats):
-        on_board = t.discs[s]
-        jailed = sum(1 for other in state.seats if s in other.prisoners)
-        if on_board + me.reserve + me.boxed + jailed != DISCS_PER_SEAT:
-            out.append(f"seat {s}: {on_board} + {me.reserve} + {me.boxed} + {jailed} != {DISCS_PER_SEAT}")
-        emperors = sum(1 for st in state.stacks if st is not None and st.owner == s and st.emperor)
-        if emperors + me.reserve_emperor + jailed != 1:
-            out.append(f"seat {s}: its Emperor is in {emperors + me.reserve_emperor + jailed} places")
-        if me.reserve_emperor and me.reserve < 1:
-            out.append(f"seat {s}: reserve Emperor not counted in reserve")
-        if s in me.prisoners or min(me.reserve, me.boxed) < 0:
-            out.append(f"seat {s}: bad prison or negative count")
-        if any(v < 0 for v in t.supply[s].values()):
-            out.append(f"seat {s}: more buildings than its supply")
-        if me.status == "eliminated" and on_board:
-            out.append(f"seat {s}: eliminated with discs on the board")
-    if (state.phase == "finished") != (state.result is not None):
-        out.append("result and phase disagree")
-    if state.phase == "emperor_swap" and len(state.swap) != n:
-        out.append("swap answers missing")
-    if state.phase not in ("finished", "emperor_swap") and state.seats[state.active].status != "active":
-        out.append("the active seat is not playing")
-    return out
+
+    def score(s: int) -> float:
+        palace = 3.0 if t.palace[s] else 0.0
+        return 4.0 * t.vp(state, s) + palace + 0.5 * (t.discs[s] + state.seats[s].reserve)
+
+    others = [score(s) for s in range(len(state.seats)) if s != seat and state.seats[s].status == "active"]
+    return score(seat) - (max(others) if others else 0.0)
 
 
 # --- 8. the record ---------------------------------------------------------------------------
-
-_KEY_FIELD = "a space key 'q,r'"
 
 RULES: Rules[State, Move, Config] = Rules(
     name=GAME,
     title="Ekö",
     version=1,
-    seats=range(2, 5),
+    seats=SEATS,
     # 4 records per turn (action, post_action, action2, reinforcement) + the swap answers and resignations.
     max_moves=4 * MAX_TURNS_LIMIT + 16,
-    options=(
-        Option("layout", "string", "random", "Board layout (§A3.3)", choices=("random", "standard")),
-        Option("max_turns", "integer", MAX_TURNS_DEFAULT, "Turn cap (§A6.4)", minimum=1, maximum=MAX_TURNS_LIMIT),
-        Option("setup", "object", None, "Explicit test position (§A4.1)", restricted=True),
-    ),
-    moves=(
-        MoveSpec(
-            "emperor_swap",
-            "Blind Emperor swap with one of your plain discs, or keep (with: null)",
-            (MoveField("with", "string", _KEY_FIELD + " or null"),),
-        ),
-        MoveSpec(
-            "move",
-            "Move a whole stack: simple move, regroup, attack or kamikaze",
-            (
-                MoveField("from", "string", _KEY_FIELD),
-                MoveField("to", "string", _KEY_FIELD),
-                MoveField("expect", "string", "what the server must compute", required=False, choices=EXPECTS),
-            ),
-        ),
-        MoveSpec(
-            "construct",
-            "Build, upgrade or replace a building, paid from one adjacent own stack",
-            (
-                MoveField("space", "string", _KEY_FIELD),
-                MoveField("building", "string", choices=BUILDINGS),
-                MoveField("from_stack", "string", _KEY_FIELD),
-                MoveField("sacrifice_emperor", "boolean", "pay with the Emperor", required=False),
-            ),
-        ),
-        MoveSpec("forced_march", "Box 3 plain reserve discs for a second action"),
-        MoveSpec("end_actions", "Go on to reinforcement"),
-        MoveSpec(
-            "reinforce",
-            "Put 1–3 reserve discs onto one own stack, the Emperor first",
-            (
-                MoveField("stack", "string", _KEY_FIELD),
-                MoveField("count", "integer", minimum=1, maximum=REINFORCE_MAX),
-                MoveField("include_emperor", "boolean", required=False),
-            ),
-        ),
-    ),
+    options=OPTIONS,
+    moves=codec.specs,
     parse_config=parse_config,
-    setup=start,
+    setup=setup,
     awaiting=awaiting,
     legal_moves=legal_moves,
     view=view,
@@ -1829,8 +1760,8 @@ RULES: Rules[State, Move, Config] = Rules(
     apply=apply,
     timeout=timeout,
     resign=resign,
-    parse_move=parse_move,
-    dump_move=dump_move,
+    parse_move=codec.parse,
+    dump_move=codec.dump,
     parse_state=parse_state,
     dump_state=dump_state,
     invariant_violations=invariant_violations,

@@ -1,7 +1,8 @@
-"""Ekö rules (spec/rules/eko.md): the §A10 scenarios as data files, board fixtures, codecs and edge cases."""
+"""Ekö rules (docs/rules/eko.md): the §A10 scenarios as data files, board fixtures, codecs and edge cases."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 import tomllib
@@ -11,7 +12,7 @@ from typing import Any
 import pytest
 
 from games.engines import RULES, eko
-from games.engines.base import IllegalMove, InvalidMove, InvalidOptions, NotAwaited, RulesError
+from games.engines.base import IllegalMove, InvalidMove, InvalidOptions, NotAwaited, put
 from games.engines.rng import rng
 from tests.engines.scenarios import runner
 
@@ -44,19 +45,8 @@ def _start(setup: dict[str, Any], players: int = 2, **options: Any) -> eko.State
     return RULESET.setup(config, 1)[0]
 
 
-def _at(view: Any, path: str) -> Any:
-    node = view
-    for part in path.split("."):
-        node = node[int(part)] if isinstance(node, list) else node[part]
-    return node
-
-
 def _play(state: eko.State, seat: int, raw: dict[str, Any]) -> tuple[eko.State, tuple[Any, ...]]:
     return RULESET.apply(state, seat, RULESET.parse_move(raw))
-
-
-def _reason(exc: RulesError) -> str:
-    return exc.reason if isinstance(exc, IllegalMove) else exc.code
 
 
 def _legal_json(state: eko.State, seat: int) -> list[dict[str, Any]]:
@@ -282,6 +272,52 @@ def test_optional_move_fields_default_and_keys_are_normalised() -> None:
     assert RULESET.parse_move({"type": "reinforce", "stack": "-0,1", "count": 1}) == eko.Reinforce("0,1", 1, False)
 
 
+def test_the_move_catalogue_says_what_the_parser_accepts() -> None:
+    """The OpenAPI description comes from the move dataclasses: check it against `parse_move`."""
+    specs = {spec.type: {f.name: f for f in spec.fields} for spec in RULESET.moves}
+    assert set(specs) == {"emperor_swap", "move", "construct", "forced_march", "end_actions", "reinforce"}
+    swap = specs["emperor_swap"]["with"]
+    assert swap.required and swap.nullable  # the platform lists {"type": "emperor_swap", "with": null}
+    assert {"type": "emperor_swap", "with": None} in _legal_json(RULESET.setup(RULESET.parse_config({}, 2), 0)[0], 0)
+    for name, field in specs["move"].items():
+        assert field.required == (name != "expect")
+    assert specs["move"]["expect"].choices == eko.EXPECTS
+    assert specs["construct"]["building"].choices == eko.BUILDINGS
+    count = specs["reinforce"]["count"]
+    assert (count.type, count.minimum, count.maximum) == ("integer", 1, eko.REINFORCE_MAX)
+    for spec in RULESET.moves:
+        required = {f.name: "1,0" if f.type == "string" else 1 for f in spec.fields if f.required}
+        if spec.type == "construct":
+            required["building"] = "camp"
+        RULESET.parse_move({"type": spec.type, **required})
+        for name in required:
+            with pytest.raises(InvalidMove):
+                RULESET.parse_move({"type": spec.type, **{k: v for k, v in required.items() if k != name}})
+
+
+def test_a_count_out_of_range_is_a_rule_not_a_malformed_move() -> None:
+    """§A5.4: `count` documents 1..3, but 0 or 9 are well-formed moves refused with `count_out_of_range`."""
+    state = _start({"stacks": {"1,0": _stack(0, 1)} | E0 | E1, "reserve": [{"discs": 2}, {"discs": 0}]})
+    state, _ = _play(state, 0, {"type": "move", "from": "1,0", "to": "1,-1"})
+    assert state.phase == "reinforcement"  # no Forced March with 2 reserve discs
+    for count in (0, 9):
+        with pytest.raises(IllegalMove) as exc:
+            _play(state, 0, {"type": "reinforce", "stack": "1,-1", "count": count})
+        assert exc.value.reason == "count_out_of_range"
+
+
+def test_max_turns_is_bounded_and_the_defaults_come_from_the_options() -> None:
+    cap = RULESET.option("max_turns").maximum
+    assert cap is not None
+    with pytest.raises(InvalidOptions):
+        RULESET.parse_config({"max_turns": cap + 1}, 2)
+    config = RULESET.parse_config({}, 3)
+    assert (config.layout, config.max_turns, config.setup) == tuple(
+        RULESET.option(name).default for name in ("layout", "max_turns", "setup")
+    )
+    assert RULESET.max_moves >= 4 * cap
+
+
 def test_state_round_trips_through_json_mid_swap() -> None:
     state = RULESET.setup(RULESET.parse_config({}, 3), 11)[0]
     seat = min(RULESET.awaiting(state))
@@ -409,10 +445,10 @@ def test_every_listed_move_applies_and_every_unlisted_move_is_refused() -> None:
                                 }
                             )
         if state.phase == "reinforcement":
-            for s in keys:
+            for key in keys:
                 for count in range(0, 5):
                     for inc in (False, True):
-                        candidates.append({"type": "reinforce", "stack": s, "count": count, "include_emperor": inc})
+                        candidates.append({"type": "reinforce", "stack": key, "count": count, "include_emperor": inc})
         accepted = set()
         for raw in candidates:
             try:
@@ -596,10 +632,10 @@ def test_an_own_kamikaze_that_empties_the_board_ends_the_turn() -> None:
 def test_invariant_violations_detect_lost_discs_and_double_emperors() -> None:
     state = _start({"stacks": {"1,0": _stack(0, 2)} | E0 | E1})
     assert RULESET.invariant_violations(state) == []
-    broken = eko.replace(state, seats=eko.put(state.seats, 0, eko.replace(state.seats[0], boxed=0)))
+    broken = dataclasses.replace(state, seats=put(state.seats, 0, dataclasses.replace(state.seats[0], boxed=0)))
     assert any("seat 0" in v for v in RULESET.invariant_violations(broken))
     idx = state.board.index["1,0"]
-    broken = eko.replace(state, stacks=eko.put(state.stacks, idx, eko.Stack(0, 2, True)))
+    broken = dataclasses.replace(state, stacks=put(state.stacks, idx, eko.Stack(0, 2, True)))
     assert any("Emperor" in v for v in RULESET.invariant_violations(broken))
 
 
