@@ -116,7 +116,9 @@ class Arg:
 
     ``parse`` turns the raw JSON member into the field's value and raises `InvalidMove` (for
     values a type cannot express, like a hex key or a card id); ``dump`` is its inverse.
-    ``type`` overrides the derived JSON type (for members that ``parse`` builds).
+    ``type`` overrides the derived JSON type (for members that ``parse`` builds). ``nullable``
+    overrides whether null is a value: ``False`` for an optional member (``X | None`` with a
+    default) that may be left out but never sent as null.
     """
 
     description: str = ""
@@ -126,6 +128,7 @@ class Arg:
     parse: Callable[[Any], Any] | None = None
     dump: Callable[[Any], Any] | None = None
     type: FieldType | None = None
+    nullable: bool | None = None
 
 
 _ARG = "tabula.arg"
@@ -141,9 +144,24 @@ def arg(
     parse: Callable[[Any], Any] | None = None,
     dump: Callable[[Any], Any] | None = None,
     type: FieldType | None = None,
+    nullable: bool | None = None,
 ) -> Any:
-    """A move dataclass field with codec metadata (``card: int = arg("the card", minimum=1)``)."""
-    meta = {_ARG: Arg(description, minimum, maximum, choices, parse, dump, type)}
+    """A move dataclass field with codec metadata (``card: int = arg("the card", minimum=1)``).
+
+    >>> @dataclasses.dataclass(frozen=True)
+    ... class Cut:
+    ...     TYPE: ClassVar[str] = "cut"
+    ...     at: int | None = arg(default=None, nullable=False)
+    >>> codec: MoveCodec[Cut] = MoveCodec(Cut)
+    >>> codec.parse({"type": "cut"}), codec.dump(Cut())
+    (Cut(at=None), {'type': 'cut'})
+    >>> codec.parse({"type": "cut", "at": None})
+    Traceback (most recent call last):
+    games.engines.base.InvalidMove: `cut`: `at` must be an integer
+    >>> codec.specs[0].fields[0].nullable
+    False
+    """
+    meta = {_ARG: Arg(description, minimum, maximum, choices, parse, dump, type, nullable)}
     return dataclasses.field(default=default, metadata=meta)
 
 
@@ -210,7 +228,7 @@ def _members(cls: type) -> tuple[_Member, ...]:
                 name=f.name.rstrip("_"),
                 type=meta.type or kind,
                 required=not has_default,
-                nullable=nullable,
+                nullable=nullable if meta.nullable is None else meta.nullable,
                 omit_none=nullable and has_default,
                 default=f.default if has_default else None,
                 arg=meta,
