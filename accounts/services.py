@@ -10,8 +10,8 @@ from django.db import IntegrityError, transaction
 from openskill.models import PlackettLuce
 from rest_framework.authtoken.models import Token
 
+from accounts.errors import Conflict, InvalidRequest
 from accounts.models import Rating, User
-from games.errors import Conflict, InvalidRequest
 
 _MODEL = PlackettLuce()
 
@@ -37,6 +37,24 @@ def user_register(*, username: str, password: str, email: str = "") -> tuple[Use
 def token_for(user: User) -> str:
     token, _ = Token.objects.get_or_create(user=user)
     return token.key
+
+
+def user_login(*, username: str, password: str) -> str:
+    """The token of the account with these credentials; one answer for every way of being wrong."""
+    user = User.objects.filter(username=username).first()
+    if user is None or not user.is_active or not user.check_password(password):
+        raise InvalidRequest(
+            "Wrong username or password.", errors={"non_field_errors": ["Wrong username or password."]}
+        )
+    return token_for(user)
+
+
+def user_update(user: User, **fields: Any) -> User:
+    """Change the caller's own settings (validated by the API: email, display_name, preferences)."""
+    for name, value in fields.items():
+        setattr(user, name, value)
+    user.save(update_fields=list(fields))
+    return user
 
 
 def ratings_update(match: Any) -> None:

@@ -11,7 +11,7 @@ import logging
 import secrets
 from typing import Any
 
-from games import bots, replay, services
+from games import bots, replay, scheduling, services
 from games.engines.base import RulesError
 from games.errors import ApplicationError
 from games.models import Match, Record, Seat
@@ -50,33 +50,30 @@ def _next_bot_move(match: Match) -> tuple[int, dict[str, Any]] | None:
 def bots_play(*, match_id: str, expected_version: int | None, limit: int = 500) -> int:
     """Play while a bot has something to do; returns how many moves the bots made."""
     played = refused = 0
-    token = services.bots_inline.set(True)
-    try:
-        while played < limit and refused < MAX_REFUSALS:
-            match = Match.objects.filter(id=match_id).first()
-            if match is None or match.status != Match.Status.ACTIVE:
-                break
-            if expected_version is not None and match.version != expected_version:
-                break
-            expected_version = None
-            decision = _next_bot_move(match)
-            if decision is None:
-                break
-            seat, move = decision
-            try:
-                services.move_submit(
-                    match_id=match.id,
-                    move=move,
-                    expected_version=match.version,
-                    seat_index=seat,
-                    actor=Record.Actor.BOT,
-                )
-                played, refused = played + 1, 0
-            except (ApplicationError, RulesError) as exc:  # a human's move landed first: think again
-                refused += 1
-                log.info("bot move in %s refused (%s): thinking again", match.id, exc.code)
-    finally:
-        services.bots_inline.reset(token)
+    while played < limit and refused < MAX_REFUSALS:
+        match = Match.objects.filter(id=match_id).first()
+        if match is None or match.status != Match.Status.ACTIVE:
+            break
+        if expected_version is not None and match.version != expected_version:
+            break
+        expected_version = None
+        decision = _next_bot_move(match)
+        if decision is None:
+            break
+        seat, move = decision
+        try:
+            services.move_submit(
+                match_id=match.id,
+                move=move,
+                expected_version=match.version,
+                seat_index=seat,
+                actor=Record.Actor.BOT,
+                wake_bots=False,  # this loop plays on: no new task for its own bots
+            )
+            played, refused = played + 1, 0
+        except (ApplicationError, RulesError) as exc:  # a human's move landed first: think again
+            refused += 1
+            log.info("bot move in %s refused (%s): thinking again", match.id, exc.code)
     if played >= limit:
-        services.schedule(match_id)
+        scheduling.schedule(match_id)
     return played

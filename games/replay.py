@@ -16,12 +16,10 @@ from django.conf import settings
 from django.db import transaction
 
 from games.engines import RULES
-from games.engines.base import Rules
+from games.engines.base import INPUT_RECORDS, Expired, Input, Moved, Resigned, Rules, Started, TimedOut, step
 from games.models import Match, Record
 
-ENGINE_RECORDS = frozenset(
-    {Record.Type.STARTED, Record.Type.MOVE, Record.Type.TIMEOUT, Record.Type.EXPIRED, Record.Type.RESIGNED}
-)
+ENGINE_RECORDS = INPUT_RECORDS  # the record types that carry a game input; the others are lifecycle
 
 _cache: OrderedDict[str, tuple[int, Any]] = OrderedDict()
 _cache_lock = Lock()
@@ -38,28 +36,31 @@ def rules_for(match: Match) -> Rules[Any, Any, Any]:
     return rules
 
 
-def fold(rules: Rules[Any, Any, Any], match: Match, state: Any, rtype: str, seat: int | None, move: Any) -> Any:
-    """One record's effect on the state (lifecycle records outside ENGINE_RECORDS change nothing)."""
+def input_of(rules: Rules[Any, Any, Any], match: Match, rtype: str, seat: int | None, move: Any) -> Input | None:
+    """The game input a stored record carries (None for lifecycle records)."""
     if rtype == Record.Type.STARTED:
-        return rules.setup(rules.parse_config(match.options, match.players), match.seed)[0]
+        return Started(rules.parse_config(match.options, match.players), match.seed)
     if rtype == Record.Type.MOVE:
-        return rules.apply(state, seat, rules.parse_move(move))[0]
+        assert seat is not None
+        return Moved(seat, rules.parse_move(move))
     if rtype == Record.Type.TIMEOUT:
-        return rules.timeout(state, seat)[0]
+        assert seat is not None
+        return TimedOut(seat)
     if rtype == Record.Type.RESIGNED:
-        return rules.resign(state, seat)[0]
+        assert seat is not None
+        return Resigned(seat)
     if rtype == Record.Type.EXPIRED:
-        assert rules.expire is not None
-        return rules.expire(state)[0]
-    return state
+        return Expired()
+    return None
 
 
 def replay(match: Match, records: Iterable[tuple[str, int | None, Any]], state: Any = None) -> Any:
-    """Fold ``records`` (type, seat, move) onto ``state``; None until the match has started."""
+    """Fold ``records`` (type, seat, move) onto ``state`` through `step`; None until the match has started."""
     rules = rules_for(match)
     for rtype, seat, move in records:
-        if rtype in ENGINE_RECORDS:
-            state = fold(rules, match, state, rtype, seat, move)
+        given = input_of(rules, match, rtype, seat, move)
+        if given is not None:
+            state = step(rules, state, given)[0]
     return state
 
 

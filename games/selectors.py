@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import OuterRef, Prefetch, Q, QuerySet, Subquery
+from django.db.models import Count, OuterRef, Prefetch, Q, QuerySet, Subquery
 
 from accounts.models import User
 from games import replay
@@ -168,3 +168,24 @@ def match_export(match: Match) -> dict[str, Any]:
             for r in records
         ],
     }
+
+
+def user_profile(username: str) -> tuple[User, dict[str, int], QuerySet[Match]]:
+    """A public profile: the active user, their match counts (played, active, won), their recent public matches."""
+    user = User.objects.filter(username=username, is_active=True).first()
+    if user is None:
+        raise NotFound(f"No user {username!r}.")
+    mine = Match.objects.filter(seats__user=user).distinct()
+    counts = mine.aggregate(
+        played=Count("id", filter=Q(status=Match.Status.FINISHED)),
+        active=Count("id", filter=Q(status=Match.Status.ACTIVE)),
+    )
+    finished = Seat.objects.filter(user=user, match__status=Match.Status.FINISHED).values_list("index", "match__result")
+    counts["won"] = sum(1 for index, result in finished if index in (result or {}).get("winners", []))
+    recent = (
+        mine.filter(status=Match.Status.FINISHED, private=False)
+        .select_related("created_by")
+        .prefetch_related("seats__user")
+        .order_by("-finished_at")[:10]
+    )
+    return user, counts, recent

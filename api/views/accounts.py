@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from django.db.models import Count, Q
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.permissions import AllowAny
@@ -13,8 +12,7 @@ from rest_framework.views import APIView
 from accounts import services
 from accounts.models import Rating, User
 from api.serializers import MatchSerializer, ProblemSerializer
-from games.errors import InvalidRequest, NotFound
-from games.models import Match, Seat
+from games import selectors
 
 P = ProblemSerializer
 
@@ -69,12 +67,7 @@ class AuthTokenApi(APIView):
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        user = User.objects.filter(username=data.validated_data["username"]).first()
-        if user is None or not user.is_active or not user.check_password(data.validated_data["password"]):
-            raise InvalidRequest(
-                "Wrong username or password.", errors={"non_field_errors": ["Wrong username or password."]}
-            )
-        return Response({"token": services.token_for(user)})
+        return Response({"token": services.user_login(**data.validated_data)})
 
 
 class AuthLogoutApi(APIView):
@@ -130,8 +123,8 @@ class MeApi(APIView):
     def patch(self, request: Request) -> Response:
         data = self.InputSerializer(request.user, data=request.data, partial=True)
         data.is_valid(raise_exception=True)
-        data.save()
-        return Response(self.OutputSerializer(request.user).data)
+        user = services.user_update(request.user, **data.validated_data)
+        return Response(self.OutputSerializer(user).data)
 
 
 class UserDetailApi(APIView):
@@ -145,24 +138,7 @@ class UserDetailApi(APIView):
 
     @extend_schema(operation_id="user_read", tags=["accounts"], responses={200: OutputSerializer, 404: P})
     def get(self, request: Request, username: str) -> Response:
-        user = User.objects.filter(username=username, is_active=True).first()
-        if user is None:
-            raise NotFound(f"No user {username!r}.")
-        mine = Match.objects.filter(seats__user=user).distinct()
-        counts = mine.aggregate(
-            played=Count("id", filter=Q(status=Match.Status.FINISHED)),
-            active=Count("id", filter=Q(status=Match.Status.ACTIVE)),
-        )
-        finished = Seat.objects.filter(user=user, match__status=Match.Status.FINISHED).values_list(
-            "index", "match__result"
-        )
-        counts["won"] = sum(1 for index, result in finished if index in (result or {}).get("winners", []))
-        recent = (
-            mine.filter(status=Match.Status.FINISHED, private=False)
-            .select_related("created_by")
-            .prefetch_related("seats__user")
-            .order_by("-finished_at")[:10]
-        )
+        user, counts, recent = selectors.user_profile(username)
         body = {
             "username": user.username,
             "display_name": user.display_name,

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 from typing import Any
 
 import django_filters
+from django.db import transaction
 from django.db.models import QuerySet
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_field
@@ -16,6 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from api import idempotency
 from api.schema import MoveJSONField
 from api.serializers import EventSerializer, MatchSerializer, ProblemSerializer, StateSerializer
 from games import selectors, services
@@ -54,6 +54,7 @@ def _game_json(game: str) -> dict[str, Any]:
 
 class GameListApi(APIView):
     permission_classes = [AllowAny]  # the catalogue is public
+
     @extend_schema(operation_id="games_list", tags=["games"], responses={200: GameSerializer(many=True)})
     def get(self, request: Request) -> Response:
         return Response([_game_json(g) for g in RULES])
@@ -61,6 +62,7 @@ class GameListApi(APIView):
 
 class GameDetailApi(APIView):
     permission_classes = [AllowAny]
+
     @extend_schema(operation_id="games_read", tags=["games"], responses={200: GameSerializer, 404: P})
     def get(self, request: Request, game: str) -> Response:
         if game not in RULES:
@@ -259,17 +261,24 @@ class MoveSubmitApi(APIView):
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         key = request.headers.get("Idempotency-Key") or None
-        canonical = json.dumps([request.path.rstrip("/"), request.data], sort_keys=True)
-        fingerprint = hashlib.sha256(canonical.encode()).hexdigest() if key else ""
-        result = services.move_submit(
-            match_id=match_id,
-            user=request.user,
-            move=data.validated_data["move"],
-            expected_version=data.validated_data["expected_version"],
-            idempotency_key=key,
-            fingerprint=fingerprint,
-        )
-        return Response(result.body, status=result.status)
+        print_ = idempotency.fingerprint(request.path, request.data) if key else ""
+        user = request.user
+        try:
+            with transaction.atomic():
+                played = services.move_submit(
+                    match_id=match_id,
+                    user=user,
+                    move=data.validated_data["move"],
+                    expected_version=data.validated_data["expected_version"],
+                    on_locked=(lambda: idempotency.replay_if_answered(user, key, print_)) if key else None,
+                )
+                state = selectors.state_payload(played.match, played.rules, played.state, played.seat, played.seats)
+                body = {"version": played.match.version, "state": state}
+                if key:
+                    idempotency.remember(user, key, print_, status.HTTP_201_CREATED, body)
+        except idempotency.Replay as answered:
+            return Response(answered.body, status=answered.status)
+        return Response(body, status=status.HTTP_201_CREATED)
 
 
 class EventListApi(APIView):

@@ -171,6 +171,7 @@ CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 # Tabula's own knobs.
 TABULA_ALLOW_SETUP = False  # the `setup` option: test settings or staff only
 TABULA_TIMER_HORIZON_S = 60  # deadlines further away than this are left to the sweep
+TABULA_QUEUE_TIMERS = True  # queue a countdown task per deadline (False where tasks run inline: tests)
 TABULA_STATE_CACHE_SIZE = 512  # matches whose latest state each process keeps
 
 LOGGING = {

@@ -113,6 +113,11 @@ class Outcome:
     reason: str  # one of the rules page's result reasons
     extra: Mapping[str, Any] = field(default_factory=dict)  # a page's added members (Ecos)
 
+    @property
+    def rematch(self) -> bool:
+        """The page asks for a rematch at once (EKKO's tie under ``tie_policy: "rematch"``)."""
+        return self.extra.get("rematch") in ("automatic", True)
+
     def to_json(self) -> JSON:
         return {
             "winners": sorted(self.winners),

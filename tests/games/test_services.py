@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from games import replay, selectors, services
+from games import replay, scheduling, selectors, services
 from games.errors import StaleVersion
 from games.models import Match, Record, Seat
 
@@ -170,9 +170,9 @@ def test_no_time_control_means_no_seat_deadlines(toy_game, alice_bob):
 
 def test_the_sweep_finds_due_matches(toy_game, alice_bob, monkeypatch):
     match = start(alice_bob, time_control={"per_move_s": 5})
-    assert services.due_match_ids() == []
+    assert scheduling.due_match_ids() == []
     later(monkeypatch, 6)
-    assert services.due_match_ids() == [match.id]
+    assert scheduling.due_match_ids() == [match.id]
     from games.tasks import deadlines_sweep
 
     assert deadlines_sweep() == 1

@@ -9,7 +9,7 @@ import pytest
 from celery.contrib.testing.worker import start_worker
 
 from config.celery import app
-from games import services
+from games import scheduling, services
 from games.models import Match, Record
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.xdist_group("celery-worker")]
@@ -31,8 +31,9 @@ def _module_worker(django_db_setup, django_db_blocker):
 
 
 @pytest.fixture
-def worker(_module_worker):
+def worker(_module_worker, settings):
     app.conf.CELERY_TASK_ALWAYS_EAGER = False
+    settings.TABULA_QUEUE_TIMERS = True  # a real worker honours countdowns
     yield
 
 
@@ -65,7 +66,7 @@ def test_a_real_worker_fires_the_game_timer(toy_game, make_user, worker):
 
 
 def test_the_sweep_recovers_a_timer_that_was_never_queued(toy_game, make_user, worker, monkeypatch):
-    monkeypatch.setattr(services, "_wake", lambda *args: None)  # the timer task is lost
+    monkeypatch.setattr(scheduling, "wake", lambda *args: None)  # the timer task is lost
     match = _toy_match_at_the_bell(make_user)
     time.sleep(2.2)
     assert not Record.objects.filter(match=match, type="expired").exists()

@@ -1,0 +1,53 @@
+"""``Idempotency-Key`` on ``POST moves``: a retry with the same key gets the first answer, stored here.
+
+The stored answer is looked up under the match lock (`games.services.move_submit`'s ``on_locked``),
+so of two racing first uses of one key, the second waits for the first and replays its answer. A
+key reused with another request (method, path and body, hashed) is refused with 422.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from typing import Any
+
+from django.db import IntegrityError, transaction
+
+from accounts.models import User
+from games.errors import IdempotencyKeyReused
+from games.models import IdempotentRequest
+
+log = logging.getLogger(__name__)
+
+
+class Replay(Exception):
+    """The request was answered before: ``status`` and ``body`` are that answer."""
+
+    def __init__(self, status: int, body: Any) -> None:
+        super().__init__("replayed")
+        self.status, self.body = status, body
+
+
+def fingerprint(path: str, data: Any) -> str:
+    canonical = json.dumps([path.rstrip("/"), data], sort_keys=True)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def replay_if_answered(user: User, key: str, print_: str) -> None:
+    """Raise `Replay` with the stored answer to this key, or `IdempotencyKeyReused` for another request."""
+    stored = IdempotentRequest.objects.filter(user=user, key=key).first()
+    if stored is None:
+        return
+    if stored.fingerprint != print_:
+        raise IdempotencyKeyReused("This Idempotency-Key was used for another request.")
+    raise Replay(stored.status, stored.body)
+
+
+def remember(user: User, key: str, print_: str, status: int, body: Any) -> None:
+    """Store the answer, in the transaction that made it (a rolled-back move stores nothing)."""
+    try:
+        with transaction.atomic():
+            IdempotentRequest.objects.create(user=user, key=key, fingerprint=print_, status=status, body=body)
+    except IntegrityError:  # a concurrent first use of the key; ours still stands
+        log.info("idempotency key raced for user %s", user.pk)

@@ -1,0 +1,119 @@
+"""What a match waits for, and the tasks that act on it: timers for deadlines, turns for bots.
+
+After a write commits, `wake` queues the deadline timer (when it is due within
+``TABULA_TIMER_HORIZON_S``) and the bots' turn. Tasks are sent by their registered name, so this
+module does not import ``games.tasks`` (which sits above the services). A lost task is never
+fatal: the beat sweep (`due_match_ids`, `bot_match_ids`) finds every due deadline and every bot
+with something to do.
+
+``TABULA_QUEUE_TIMERS`` is False where tasks run inline (the test settings): a countdown cannot be
+honoured there, so only the sweep fires deadlines.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+
+from celery import current_app
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from games.models import Match, Seat
+
+log = logging.getLogger(__name__)
+
+DEADLINE_TASK = "games.tasks.deadline_fire"
+BOTS_TASK = "games.tasks.bots_play"
+TIMER_SLACK_S = 0.2  # fire a little after the deadline: ETAs are not exact
+BOT_IDLE_S = 3  # the sweep wakes bots of matches idle this long (a lost bots_play task)
+SWEEP_LIMIT = 500
+
+
+def _send(name: str, args: tuple[object, ...], countdown: float | None = None) -> None:
+    current_app.tasks[name].apply_async(args, countdown=countdown)
+
+
+def wake_on_commit(match_id: str, version: int, due: datetime | None, bots: bool) -> None:
+    """Once the current transaction commits: queue the match's timer and its bots' turn."""
+    if due is not None or bots:
+        transaction.on_commit(lambda: wake(match_id, version, due, bots))
+
+
+def wake(match_id: str, version: int, due: datetime | None, bots: bool) -> None:
+    """Queue the deadline timer if it is due soon, and the bots if one has something to do.
+
+    A broker failure is logged, never raised: the beat sweep picks the match up.
+    """
+    try:
+        if due is not None and settings.TABULA_QUEUE_TIMERS:
+            wait = (due - timezone.now()).total_seconds()
+            if wait <= settings.TABULA_TIMER_HORIZON_S:
+                _send(DEADLINE_TASK, (match_id, version), countdown=max(0.0, wait) + TIMER_SLACK_S)
+        if bots:
+            _send(BOTS_TASK, (match_id, version))
+    except Exception:
+        log.exception("could not queue timers or bots for match %s", match_id)
+
+
+def next_deadline(match: Match) -> datetime | None:
+    """The earliest of the game timer and the running seat clocks."""
+    deadlines = list(Seat.objects.filter(match=match, deadline__isnull=False).values_list("deadline", flat=True))
+    if match.timer_deadline is not None:
+        deadlines.append(match.timer_deadline)
+    return min(deadlines, default=None)
+
+
+def bot_seats_to_play(match: Match) -> list[int]:
+    """The bot seats that are awaited now."""
+    awaiting = set(match.awaiting)
+    seats = Seat.objects.filter(match=match, resigned=False).exclude(bot="").values_list("index", flat=True)
+    return [s for s in seats if s in awaiting]
+
+
+def schedule(match_id: str) -> None:
+    """Queue what the match waits for now (its next deadline, its bots), reading it afresh."""
+    match = Match.objects.filter(id=match_id, status=Match.Status.ACTIVE).first()
+    if match is not None:
+        wake(match.id, match.version, next_deadline(match), bool(bot_seats_to_play(match)))
+
+
+def rearm_if_early(*, match_id: str, version: int) -> None:
+    """Queue the timer again when the match is still at ``version`` and its deadline is ahead."""
+    if not settings.TABULA_QUEUE_TIMERS:
+        return
+    match = Match.objects.filter(id=match_id, version=version, status=Match.Status.ACTIVE).first()
+    if match is None:
+        return
+    due = next_deadline(match)
+    if due is not None and due > timezone.now():
+        wait = (due - timezone.now()).total_seconds()
+        if wait <= settings.TABULA_TIMER_HORIZON_S:
+            _send(DEADLINE_TASK, (match.id, match.version), countdown=wait + TIMER_SLACK_S)
+
+
+# --- the sweep's queries ------------------------------------------------------------------------
+
+
+def due_match_ids(now: datetime | None = None, limit: int = SWEEP_LIMIT) -> list[str]:
+    """Active matches with a deadline that has passed (the game timer or a seat clock)."""
+    now = now or timezone.now()
+    timers = Match.objects.filter(status=Match.Status.ACTIVE, timer_deadline__lte=now).values_list("id", flat=True)
+    clocks = (
+        Seat.objects.filter(match__status=Match.Status.ACTIVE, deadline__lte=now, resigned=False)
+        .values_list("match_id", flat=True)
+        .distinct()
+    )
+    return sorted(set(timers[:limit]) | set(clocks[:limit]))
+
+
+def bot_match_ids(now: datetime | None = None, limit: int = SWEEP_LIMIT) -> list[str]:
+    """Active matches idle for a few seconds in which a bot is awaited (a lost bots_play task)."""
+    idle = (now or timezone.now()) - timedelta(seconds=BOT_IDLE_S)
+    candidates = (
+        Match.objects.filter(status=Match.Status.ACTIVE, updated_at__lte=idle, seats__resigned=False)
+        .exclude(seats__bot="")
+        .distinct()
+    )
+    return [m.id for m in candidates[:limit] if bot_seats_to_play(m)]
