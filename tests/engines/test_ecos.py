@@ -1,4 +1,4 @@
-"""Ecos scenarios of ecos.md §B13 (seats 0-based: the page's pK is seat K−1), built with the `setup` option."""
+"""Ecos scenarios of docs/rules/ecos.md §B13 (seats 0-based: the page's pK is seat K−1), built with `setup`."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Ecos cards as data (ecos.md §B2.5, §B12) and the effect language (§B8): schema, validation, one test per op."""
+"""Ecos cards as data (docs/rules/ecos.md §B2.5, §B12) and the effect language (§B8): schema, validation, each op."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Ecos card data: the schema of `cards.json` (ecos.md §B2.5, §B8) and its hand-written validation.
+"""Ecos card data: the schema of `cards.json` (docs/rules/ecos.md §B2.5, §B8) and its hand-written validation.
 
 The card file is parsed once, at import, into frozen values (`Card`, `Step`,
 `TileFilter`, `Counter`). A malformed file raises `CardDataError` naming the
