@@ -1,8 +1,9 @@
-"""Ecos scenarios of ecos.md §B13 (seats 0-based: the page's pK is seat K−1), built with the `setup` option."""
+"""Ecos scenarios of docs/rules/ecos.md §B13 (seats 0-based: the page's pK is seat K−1), built with `setup`."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,6 +13,7 @@ from games.engines.base import Effect, IllegalMove, NotAwaited
 from games.engines.ecos.board import Tile
 from games.engines.ecos.cards import CARDS
 from games.engines.ecos.model import InPlay, State
+from tests.engines.scenarios import runner
 
 ECOS = RULES["ecos"]
 
@@ -141,6 +143,14 @@ STANDARD = {
 # --- §B13 scenarios -------------------------------------------------------------------------
 
 
+# --- the scenarios written as data (tests/engines/scenarios/ecos/) ----------------------------
+
+
+@pytest.mark.parametrize("path", runner.files("ecos"), ids=lambda p: p.stem)
+def test_scenario(path: Path) -> None:
+    assert runner.run_file(ECOS, path) > 0
+
+
 def test_b13_1_four_player_preset_setup() -> None:
     config = ECOS.parse_config({}, 4)
     state = ECOS.setup(config, 11)[0]
@@ -192,57 +202,6 @@ def test_b13_2_two_player_setup() -> None:
     assert all(len(st.tableau) == 5 for st in state.seats)
     assert (len(state.blue), len(state.brown)) == (24, 36)
     assert state.phase in ("respond", "resolve")
-
-
-def test_b13_3_placement_legality() -> None:
-    state = make(
-        {
-            "seats": [{"tableau": [{"card": "brn-01"}, {"card": "brn-09"}], "hand": ["brn-15"]}, {}, {}],
-            "draws": ["water"],
-        }
-    )
-    assert ECOS.awaiting(state) == {0}
-    assert refused(state, 0, place("brn-01", 0)) == "element_mismatch"
-    assert refused(state, 0, place("brn-15", 0)) == "not_in_tableau"
-    after, _ = play(state, 0, place("brn-09", 0))
-    assert inplay(after, 0, "brn-09").cubes == (True, False)
-    wild = make({"seats": [{"tableau": [{"card": "brn-01"}, {"card": "brn-09"}]}, {}, {}], "draws": ["wild"]})
-    after, _ = play(wild, 0, place("brn-01", 1))
-    assert inplay(after, 0, "brn-01").cubes == (False, True)
-
-
-def test_b13_4_no_free_cube() -> None:
-    setup = {
-        "seats": [
-            {
-                "tableau": [{"card": "brn-09", "cubes": [True, False]}, {"card": "brn-01", "cubes": [True, False]}],
-                "energy_available": 0,
-            },
-            {"tableau": [{"card": "brn-34", "cubes": [True, False, False]}]},
-            {},
-        ],
-        "draws": ["sun"],
-    }
-    state = make(setup)
-    assert refused(state, 0, place("brn-01", 1)) == "no_energy"
-    assert refused(state, 1, place("brn-34", 2, src=("brn-34", 0))) == "move_not_allowed"
-    after, fx = play(state, 0, place("brn-01", 1, src=("brn-09", 0)))
-    assert ECOS.awaiting(after) == {1}  # p1's answer is recorded, p2 still owes one
-    after, fx = play(after, 1, rotate())
-    assert public(fx, "eco") == [{"seat": 0, "card": "brn-01", "cubes_returned": 2}]
-    assert inplay(after, 0, "brn-09").cubes == (False, False)
-    assert after.seats[0].energy == 2
-
-
-def test_b13_5_forced_rotation_is_automatic() -> None:
-    state = make({"seats": [{"tableau": ["brn-25"]}, {"tableau": ["brn-01"]}, {"tableau": []}], "draws": ["fire"]})
-    assert ECOS.awaiting(state) == {0}
-    status = ECOS.view(state, 0, None)["respond_status"]
-    assert 1 in status["auto_rotated"] and status["awaiting"] == [0]
-    assert ECOS.legal_moves(state, 1) == []
-    after, fx = play(state, 0, rotate())
-    assert {"seat": 1, "dial": 1} in public(fx, "dial_rotated")
-    assert after.seats[1].dial == 1
 
 
 def test_b13_6_answers_hidden_then_resolved_from_the_harbinger() -> None:

@@ -1,4 +1,4 @@
-"""Ecos cards as data (ecos.md §B2.5, §B12) and the effect language (§B8): schema, validation, one test per op."""
+"""Ecos cards as data (docs/rules/ecos.md §B2.5, §B12) and the effect language (§B8): schema, validation, each op."""
 
 from __future__ import annotations
 
@@ -7,24 +7,27 @@ import json
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from games.engines.ecos.board import SPECIES, Hex, Tile, count, matches, parse_hex
+from games.engines.ecos import effects
+from games.engines.ecos.board import SPECIES, Hex, Tile, canon, count, matches, parse_hex
 from games.engines.ecos.cards import (
     CARD_FILE,
     CARDS,
+    SPECIES_IDS,
     CardDataError,
+    Step,
     load_cards_data,
     parse_card,
     parse_counter,
     parse_filter,
 )
-from games.engines.ecos.effects import Choice, apply_choice, options, score_value
-from tests.engines.test_ecos import almost, board, eco, kinds, make, options_of, place, play, public, tile
+from games.engines.ecos.model import Choice, State
+from tests.engines.test_ecos import ECOS, almost, board, eco, kinds, make, options_of, place, play, public, tile
 
 RAW = json.loads(CARD_FILE.read_text())
 
@@ -172,7 +175,11 @@ def test_adding_a_card_needs_no_code() -> None:
     assert score_value(env, card.effects[2]) == 1
 
 
-# --- a minimal Env for the interpreter ------------------------------------------------------
+# --- a minimal world for the interpreter ---------------------------------------------------
+# The interpreter reads a `State` and returns the fields it changes; `Env` is the test's editable
+# world, turned into a State for each call (and updated from the changes `apply_choice` returns).
+
+BASE = ECOS.setup(ECOS.parse_config({}, 2), 0)[0]
 
 
 @dataclass
@@ -187,6 +194,40 @@ class Env:
     animals: dict[str, int] = field(default_factory=lambda: {s: sp.count for s, sp in SPECIES.items()})
     binds: dict[str, frozenset[Hex]] = field(default_factory=dict)
     removed: list[str] = field(default_factory=list)
+
+    @property
+    def state(self) -> State:
+        return replace(
+            BASE,
+            tiles=tuple(sorted(self.board.items(), key=lambda kv: canon(kv[0]))),
+            land=self.land,
+            water=self.water,
+            mountains=self.mountains,
+            forests=self.forests,
+            animal_supply=tuple(self.animals[s] for s in SPECIES_IDS),
+            binds=tuple((k, tuple(sorted(v, key=canon))) for k, v in sorted(self.binds.items())),
+            removed=tuple(self.removed),
+        )
+
+
+def options(env: Env, s: Step) -> list[Choice]:
+    return effects.options(env.state, s)
+
+
+def score_value(env: Env, s: Step) -> int:
+    return effects.score_value(env.state, s)
+
+
+def apply_choice(env: Env, s: Step, choice: Choice) -> tuple[str, dict[str, Any]]:
+    """Apply a choice to ``env`` (in place, from the changed fields); the effect it reports."""
+    changes, kind, data = effects.apply_choice(env.state, s, choice)
+    new = replace(env.state, **changes)
+    env.board = dict(new.tiles)
+    env.land, env.water, env.mountains, env.forests = new.land, new.water, new.mountains, new.forests
+    env.animals = dict(zip(SPECIES_IDS, new.animal_supply, strict=True))
+    env.binds = {k: frozenset(v) for k, v in new.binds}
+    env.removed = list(new.removed)
+    return kind, data
 
 
 def env_of(tiles: dict[str, dict[str, Any]], **supplies: Any) -> Env:

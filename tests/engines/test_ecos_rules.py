@@ -218,21 +218,23 @@ def test_forced_draws_drop_when_the_token_is_gone() -> None:
     assert state.forced == ()  # the 4th fire was not in the bag: the rest of the list is dropped
 
 
-def test_catalogue() -> None:
-    names = {o.name: o for o in ECOS.options}
-    assert names["target_score"].default == 80 and names["setup"].restricted
-    assert names["cards"].choices == ("preset", "draft") and names["start_map"].choices == ("standard", "line")
-    assert {m.type for m in ECOS.moves} == {
-        "respond",
-        "draft_pick",
-        "choose_active",
-        "eco",
-        "effect",
-        "dial_gain_card",
-        "dial_reward",
-        "gain_card",
-        "gain_card_keep",
-    }
+def test_catalogue_defaults_and_bounds_are_what_parse_config_applies() -> None:
+    # The defaults the catalogue announces are the ones a match without options gets...
+    defaults = {o.name: o.default for o in ECOS.options}
+    assert ECOS.parse_config({}, 3) == ECOS.parse_config(defaults, 3)
+    # ...every bound and choice it announces is enforced, and values inside them are accepted.
+    for o in ECOS.options:
+        if o.minimum is not None:
+            ECOS.parse_config({o.name: o.minimum}, 3)
+            with pytest.raises(InvalidOptions):
+                ECOS.parse_config({o.name: o.minimum - 1}, 3)
+        if o.maximum is not None:
+            ECOS.parse_config({o.name: o.maximum}, 3)
+            with pytest.raises(InvalidOptions):
+                ECOS.parse_config({o.name: o.maximum + 1}, 3)
+        for choice in o.choices or ():
+            ECOS.parse_config({o.name: choice}, 3)
+    assert ECOS.option("setup").restricted
     short = ECOS.setup(ECOS.parse_config({"target_score": 60}, 3), 2)[0]
     assert ECOS.view(short, 0, None)["target_score"] == 60
 
@@ -511,41 +513,50 @@ def test_resigned_seats_are_ranked_last_whatever_their_score() -> None:
 # --- codecs ---------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    "move",
-    [
-        {"type": "respond", "answers": [{"token": 0, "type": "place", "card": "brn-01", "slot": 1}]},
-        {
-            "type": "respond",
-            "answers": [
-                {
-                    "token": 1,
-                    "type": "place",
-                    "card": "brn-01",
-                    "slot": 0,
-                    "move_cube_from": {"card": "blu-01", "slot": 2},
-                }
-            ],
-        },
-        {"type": "respond", "answers": [{"token": 0, "type": "rotate"}, {"token": 1, "type": "rotate"}]},
-        {"type": "draft_pick", "cards": ["blu-07"]},
-        {"type": "choose_active", "cards": ["brn-01", "brn-02", "blu-01"]},
-        {"type": "eco", "resolve": False},
-        {"type": "effect", "choice": {"hex": "-1,0"}},
-        {"type": "effect", "choice": {"tile": "2,-3"}},
-        {"type": "effect", "choice": {"tile": "0,0", "species": "antelope"}},
-        {"type": "effect", "choice": {"from": "0,0", "to": "1,0"}},
-        {"type": "effect", "stop": True},
-        {"type": "dial_gain_card", "accept": True},
-        {"type": "dial_reward", "reward": "energy"},
-        {"type": "dial_reward", "reward": "play_card", "card": "blu-10"},
-        {"type": "gain_card", "source": "deck", "from": ["blue", "brown"]},
-        {"type": "gain_card", "source": "faceup", "card": "blu-29"},
-        {"type": "gain_card_keep", "card": "brn-49"},
-    ],
-)
+ROUND_TRIP: list[dict[str, Any]] = [
+    {"type": "respond", "answers": [{"token": 0, "type": "place", "card": "brn-01", "slot": 1}]},
+    {
+        "type": "respond",
+        "answers": [
+            {
+                "token": 1,
+                "type": "place",
+                "card": "brn-01",
+                "slot": 0,
+                "move_cube_from": {"card": "blu-01", "slot": 2},
+            }
+        ],
+    },
+    {"type": "respond", "answers": [{"token": 0, "type": "rotate"}, {"token": 1, "type": "rotate"}]},
+    {"type": "draft_pick", "cards": ["blu-07"]},
+    {"type": "choose_active", "cards": ["brn-01", "brn-02", "blu-01"]},
+    {"type": "eco", "resolve": False},
+    {"type": "effect", "choice": {"hex": "-1,0"}},
+    {"type": "effect", "choice": {"tile": "2,-3"}},
+    {"type": "effect", "choice": {"tile": "0,0", "species": "antelope"}},
+    {"type": "effect", "choice": {"from": "0,0", "to": "1,0"}},
+    {"type": "effect", "stop": True},
+    {"type": "dial_gain_card", "accept": True},
+    {"type": "dial_reward", "reward": "energy"},
+    {"type": "dial_reward", "reward": "play_card", "card": "blu-10"},
+    {"type": "gain_card", "source": "deck", "from": ["blue", "brown"]},
+    {"type": "gain_card", "source": "faceup", "card": "blu-29"},
+    {"type": "gain_card_keep", "card": "brn-49"},
+]
+
+
+@pytest.mark.parametrize("move", ROUND_TRIP)
 def test_moves_round_trip(move: dict[str, Any]) -> None:
     assert ECOS.dump_move(ECOS.parse_move(move)) == move
+
+
+def test_every_catalogued_move_type_parses_and_its_members_are_its_fields() -> None:
+    samples = ROUND_TRIP
+    assert {m.type for m in ECOS.moves} == {m["type"] for m in samples}
+    for spec in ECOS.moves:
+        members = {k for m in samples if m["type"] == spec.type for k in m} - {"type"}
+        assert members == {f.name for f in spec.fields}, spec.type
+        assert all(not f.nullable for f in spec.fields), spec.type  # no Ecos member takes null
 
 
 @pytest.mark.parametrize(
@@ -576,6 +587,19 @@ def test_moves_round_trip(move: dict[str, Any]) -> None:
         {"type": "gain_card", "source": "deck", "from": ["blue"]},
         {"type": "gain_card", "source": "pool", "card": "blu-01"},
         {"type": "gain_card_keep", "card": 7},
+        # the shapes that tie two members together, and null, which no member takes
+        {"type": "effect"},
+        {"type": "effect", "stop": None},
+        {"type": "effect", "choice": None},
+        {"type": "effect", "choice": None, "stop": True},
+        {"type": "effect", "choice": {"tile": "0,0", "species": ["lion"]}},
+        {"type": "dial_reward", "reward": "play_card"},
+        {"type": "dial_reward", "reward": "energy", "card": None},
+        {"type": "gain_card", "source": "deck"},
+        {"type": "gain_card", "source": "faceup"},
+        {"type": "gain_card", "source": "deck", "from": ["blue", "blue"], "card": "blu-01"},
+        {"type": "gain_card", "source": "faceup", "card": "blu-01", "from": None},
+        {"type": "eco", "resolve": None},
     ],
 )
 def test_malformed_moves_are_invalid(move: Any) -> None:

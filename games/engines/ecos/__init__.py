@@ -1,6 +1,6 @@
 """Ecos: First Continent — simultaneous element draws, card tableaux and one shared hex map (2–6 players).
 
-Rules summary (authoritative text: spec/rules/ecos.md Part B; seats are 0-based, the page's pK is seat K−1):
+Rules summary (the rules as implemented: docs/rules/ecos.md Part B; seats are 0-based, the page's pK is seat K−1):
 - Setup (§B3): start map of 4 tiles; 7 cubes, dial 0, score 0 per seat; a random Harbinger; the
   40-token bag (2 wild). Cards are preset hands (3 active, 9 in hand) or a draft (§B3.2: pick 1 of
   5 blue passing left, then 1 of 9 brown passing right, then `choose_active` 3), or both
@@ -23,14 +23,20 @@ Rules summary (authoritative text: spec/rules/ecos.md Part B; seats are 0-based,
 Invariants (`invariant_violations`): each of the 96 cards is in exactly one place; the bag plus the
 tokens drawn this round are the 40 tokens; 66 cubes, 45 land and 30 water tiles, 15 mountains,
 25 forests and 102 animals are conserved; every map token keeps its capacity and habitat.
+
+The package: `model.py` (constants and values: state, config, moves, view), `engine.py` (options,
+setup, queries, transitions, invariants, the bot heuristic), `effects.py` (the effect interpreter),
+`codec.py` (the view, the move and state codecs, `determinize`), `board.py` and `cards.py` (the
+map and the card data). This module holds only the record.
 """
 
 from __future__ import annotations
 
-from games.engines.base import MoveField, MoveSpec, Option, Rules
+from games.engines.base import Rules
 from games.engines.ecos.cards import CARD_IDS, CARDS, PLACEMENT_OPS
-from games.engines.ecos.codec import determinize, dump_move, dump_state, parse_move, parse_state, view
+from games.engines.ecos.codec import codec, determinize, dump_state, parse_state, view
 from games.engines.ecos.engine import (
+    OPTIONS,
     apply,
     awaiting,
     heuristic,
@@ -39,21 +45,16 @@ from games.engines.ecos.engine import (
     outcome,
     parse_config,
     resign,
-    start,
+    setup,
     timeout,
 )
-from games.engines.ecos.model import (
-    DEFAULT_TARGET,
-    GAME,
-    PLAYERS,
-    REPLACE_LIMIT,
-    ROUND_LIMIT,
-    TIEBREAK_LIMIT,
-)
+from games.engines.ecos.model import GAME, PLAYERS, REPLACE_LIMIT, ROUND_LIMIT, TIEBREAK_LIMIT, Config, Move, State
+
+# --- 1. constants ---------------------------------------------------------------------------
 
 
 def _max_moves() -> int:
-    """A hard bound on records (README: every match ends), from the limits of `model.py`."""
+    """A hard bound on records (every match ends), from the limits of `model.py` (docs/rules/ecos.md §B9)."""
     per_card = max(
         sum(s.count if s.op in PLACEMENT_OPS else 2 * s.count if s.op == "gain_card" else 0 for s in CARDS[c].effects)
         for c in CARD_IDS
@@ -69,71 +70,18 @@ def _max_moves() -> int:
     return worst
 
 
-OPTIONS = (
-    Option("target_score", "integer", DEFAULT_TARGET, "End-of-game threshold (80; the short game: 60)", minimum=1),
-    Option("cards", "string", "preset", "How starting hands are made", choices=("preset", "draft")),
-    Option("preset_seats", "object", [], "With cards: draft, the seats that get a preset hand (a list of seats)"),
-    Option("start_map", "string", "standard", "The starting tiles", choices=("standard", "line")),
-    Option("setup", "object", None, "Test fixture replacing the random setup (ecos.md §B3.3)", restricted=True),
-)
+# --- 8. the record --------------------------------------------------------------------------
 
-_CARD = tuple(CARD_IDS)
-MOVES = (
-    MoveSpec(
-        "respond",
-        "Answer the drawn token(s): place a cube or rotate the dial (§B4.1)",
-        (MoveField("answers", "object_list", "{token, type: place|rotate, card, slot, move_cube_from?} objects"),),
-    ),
-    MoveSpec(
-        "draft_pick", "Keep card(s) from your draft pack (§B3.2)", (MoveField("cards", "string_list", choices=_CARD),)
-    ),
-    MoveSpec(
-        "choose_active",
-        "Choose starting active cards from your hand (§B3.2)",
-        (MoveField("cards", "string_list", choices=_CARD),),
-    ),
-    MoveSpec(
-        "eco", "Resolve a completed card, or retract the cube and rotate (§B6)", (MoveField("resolve", "boolean"),)
-    ),
-    MoveSpec(
-        "effect",
-        "Choose an option of an effect step, or stop an optional one (§B8.1)",
-        (
-            MoveField("choice", "object", "{hex} | {tile} | {tile, species} | {from, to}", required=False),
-            MoveField("stop", "boolean", required=False),
-        ),
-    ),
-    MoveSpec("dial_gain_card", "Reset the dial at 2 to gain a card, or not (§B5)", (MoveField("accept", "boolean"),)),
-    MoveSpec(
-        "dial_reward",
-        "The dial's 3rd-position reward (§B5)",
-        (
-            MoveField("reward", "string", choices=("play_card", "energy")),
-            MoveField("card", "string", required=False, choices=_CARD),
-        ),
-    ),
-    MoveSpec(
-        "gain_card",
-        "Gain a card: two deck cards by back, or one face-up card (§B7)",
-        (
-            MoveField("source", "string", choices=("deck", "faceup")),
-            MoveField("from", "string_list", required=False, choices=("blue", "brown")),
-            MoveField("card", "string", required=False, choices=_CARD),
-        ),
-    ),
-    MoveSpec("gain_card_keep", "Keep one of the revealed cards (§B7)", (MoveField("card", "string", choices=_CARD),)),
-)
-
-RULES: Rules = Rules(
+RULES: Rules[State, Move, Config] = Rules(
     name=GAME,
     title="Ecos: First Continent",
     version=1,
     seats=PLAYERS,
     max_moves=_max_moves(),
     options=OPTIONS,
-    moves=MOVES,
+    moves=codec.specs,
     parse_config=parse_config,
-    setup=start,
+    setup=setup,
     awaiting=awaiting,
     legal_moves=legal_moves,
     view=view,
@@ -141,8 +89,8 @@ RULES: Rules = Rules(
     apply=apply,
     timeout=timeout,
     resign=resign,
-    parse_move=parse_move,
-    dump_move=dump_move,
+    parse_move=codec.parse,
+    dump_move=codec.dump,
     parse_state=parse_state,
     dump_state=dump_state,
     invariant_violations=invariant_violations,

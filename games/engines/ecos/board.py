@@ -1,4 +1,4 @@
-"""The Ecos map: hexes, tiles, the TileFilter test, capacities and habitats, counters (ecos.md §0.4, §B2.2, §B8)."""
+"""The Ecos map: hexes, tiles, the TileFilter test, capacities, habitats, counters (docs/rules/ecos.md §B2.2, §B8)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Ecos card data: the schema of `cards.json` (ecos.md §B2.5, §B8) and its hand-written validation.
+"""Ecos card data: the schema of `cards.json` (docs/rules/ecos.md §B2.5, §B8) and its hand-written validation.
 
 The card file is parsed once, at import, into frozen values (`Card`, `Step`,
 `TileFilter`, `Counter`). A malformed file raises `CardDataError` naming the
@@ -150,7 +150,7 @@ def _int(value: Any, where: str, lo: int = 0, hi: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < lo or (hi is not None and value > hi):
         bound = f">= {lo}" if hi is None else f"in {lo}..{hi}"
         raise _fail(where, f"expected an integer {bound}, got {value!r}")
-    return value
+    return int(value)
 
 
 def _bool(value: Any, where: str) -> bool:
@@ -217,7 +217,7 @@ def parse_filter(
     mountain = _bool(obj["mountain"], f"{where}.mountain") if "mountain" in obj else None
     fmin = _int(obj["forests_min"], f"{where}.forests_min") if "forests_min" in obj else None
     fmax = _int(obj["forests_max"], f"{where}.forests_max") if "forests_max" in obj else None
-    animal, animals = None, frozenset()
+    animal, animals = None, frozenset[str]()
     if "animal" in obj:
         value = obj["animal"]
         if value in ("any", "none"):
@@ -226,7 +226,7 @@ def parse_filter(
             animal, animals = "set", frozenset(_species_list(value, f"{where}.animal"))
         else:
             animal, animals = "set", frozenset({_str(value, f"{where}.animal", (*SPECIES_IDS, "any", "none"))})
-    adjacent = ()
+    adjacent: tuple[Adjacent, ...] = ()
     if "adjacent" in obj:
         entries = []
         for i, entry in enumerate(_list(obj["adjacent"], f"{where}.adjacent", 1)):

@@ -1,196 +1,181 @@
-"""Ecos codecs (moves and states as JSON), the per-seat view (ecos.md §B10, §B11) and `determinize`."""
+"""Ecos codecs (moves and states as JSON), the per-seat view (docs/rules/ecos.md §B10, §B11) and `determinize`."""
 
 from __future__ import annotations
 
 import json
 import random
 from functools import lru_cache
-from typing import Any, TypedDict
 
-from games.engines.base import JSON, InvalidMove, Seat
+from games.engines.base import JSON, Seat
 from games.engines.ecos.board import Tile, hex_key
 from games.engines.ecos.cards import CARD_IDS, CARDS, SPECIES_IDS
-from games.engines.ecos.effects import choice_from_json
-from games.engines.ecos.engine import _answer_json, _drafting, _keep, awaiting, outcome
+from games.engines.ecos.engine import _drafting, _keep, awaiting, outcome
 from games.engines.ecos.model import (
-    DECK_SOURCES,
     GAME,
+    MOVE_CLASSES,
     TOKENS,
     Answer,
-    ChooseActive,
     Config,
-    DialGainCard,
-    DialReward,
-    DraftPick,
-    Eco,
-    EffectMove,
-    GainCard,
-    GainCardKeep,
+    EcosView,
     InPlay,
     Move,
     Prompt,
-    Respond,
     SeatState,
+    SeatView,
     State,
     Task,
     back_of,
 )
+from games.engines.kit import MoveCodec
 from games.engines.rng import shuffled
 
-# --- moves ----------------------------------------------------------------------------------
+# --- 1. constants -----------------------------------------------------------------------------
+
+_BY_BACK = {back: tuple(c for c in CARD_IDS if CARDS[c].back == back) for back in ("blue", "brown")}
+_BLUE = frozenset(_BY_BACK["blue"])
 
 
-def _bad(message: str) -> InvalidMove:
-    return InvalidMove(f"not an Ecos move: {message}")
+# --- 4. queries: the view (§B10, §B11) ----------------------------------------------------------------------
 
 
-def _keys(raw: JSON, allowed: set[str], required: set[str]) -> None:
-    extra = set(raw) - allowed
-    missing = required - set(raw)
-    if extra:
-        raise _bad(f"unknown field(s) {sorted(extra)}")
-    if missing:
-        raise _bad(f"missing field(s) {sorted(missing)}")
+def _prompt_view(state: State, me: Seat | None, waiting: list[int]) -> JSON | None:
+    """The open prompt as ``me`` may see it (§B10 prompt fields)."""
+    phase = state.phase
+    if phase == "respond":
+        return {
+            "type": "respond",
+            "seats": waiting,
+            "tokens": list(state.current_draw),
+            "replaced": list(state.replaced),
+        }
+    if phase == "draft":
+        out: JSON = {
+            "type": "draft_pick",
+            "seats": waiting,
+            "keep": _keep(state),
+            "back": state.draft_color,
+            "replaced": list(state.replaced),
+            "pack": None,
+        }
+        if me is not None and me in _drafting(state):
+            out["pack"] = list(state.packs[me])
+        return out
+    if phase == "choose_active":
+        return {
+            "type": "choose_active",
+            "seats": waiting,
+            "choose": None if me is None else state.choose[me],
+            "replaced": list(state.replaced),
+        }
+    p = state.prompt
+    if p is None:
+        return None
+    out = {"type": p.type, "seats": [p.seat]}
+    if p.type == "eco_confirm":
+        out.update(
+            card=p.card, slot=p.slot, move_cube_from=({"card": p.src_card, "slot": p.src_slot} if p.src_card else None)
+        )
+    elif p.type == "effect_choice":
+        step = CARDS[p.card].effects[p.step]
+        out.update(card=p.card, step=p.step, op=step.op, remaining=p.remaining, can_stop=step.optional)
+    elif p.type == "gain_card_keep":
+        out["revealed_backs"] = [back_of(c) for c in p.revealed]
+        out["revealed"] = list(p.revealed) if me == p.seat else None
+    return out
 
 
-def _card(value: Any) -> str:
-    if not isinstance(value, str) or value not in CARDS:
-        raise _bad(f"unknown card {value!r}")
-    return value
+def view(state: State, viewer: Seat | None, timer_deadline: str | None = None) -> EcosView:
+    """The state as ``viewer`` may see it (§B11); None is a spectator. Ecos has no game timer."""
+    n = state.players
+    me = viewer if viewer is not None and 0 <= viewer < n else None
+    phase = state.phase
+    waiting = sorted(awaiting(state))
+    seats: list[SeatView] = []
+    for s, st in enumerate(state.seats):
+        seats.append(
+            {
+                "seat": s,
+                "score": st.score,
+                "energy_available": st.energy,
+                "dial": st.dial,
+                "status": "resigned" if st.resigned else "active",
+                "tableau": [{"card": ip.card, "uses_left": ip.uses_left, "cubes": list(ip.cubes)} for ip in st.tableau],
+                "hand_counts": {"blue": (blue := len(_BLUE.intersection(st.hand))), "brown": len(st.hand) - blue},
+                "pack_size": len(state.packs[s]) if phase == "draft" else None,
+            }
+        )
+    respond_status = None
+    if phase == "respond":
+        respond_status = {
+            "answered": [s for s in range(n) if s not in waiting and len(state.auto[s]) < len(state.current_draw)],
+            "awaiting": waiting,
+            "auto_rotated": [s for s in range(n) if state.auto[s]],
+            "auto_tokens": [list(a) for a in state.auto],
+        }
+    result = outcome(state)
+    out: EcosView = {
+        "game": GAME,
+        "phase": phase,
+        "round": state.round,
+        "draw": state.draw,
+        "target_score": state.config.target_score,
+        "you": me,
+        "harbinger": state.harbinger,
+        "cursor": state.cursor if phase == "resolve" else None,
+        "prompt": _prompt_view(state, me, waiting),
+        "awaiting": waiting,
+        "current_draw": list(state.current_draw),
+        "drawn_this_round": list(state.drawn_this_round),
+        "bag": {"remaining": dict(zip(TOKENS, state.bag, strict=True)), "size": sum(state.bag)},
+        "map": {hex_key(h): _tile_json(t) for h, t in state.tiles},
+        "supply": {
+            "land": state.land,
+            "water": state.water,
+            "mountains": state.mountains,
+            "forests": state.forests,
+            "energy": state.energy,
+            "animals": dict(zip(SPECIES_IDS, state.animal_supply, strict=True)),
+        },
+        "decks": {"blue": len(state.blue), "brown": len(state.brown)},
+        "faceup": list(state.faceup),
+        "discard": list(state.discard),
+        "hand": list(state.seats[me].hand) if me is not None else [],
+        "my_answers": [a.to_json() for a in state.answers[me]] if me is not None and phase == "respond" else None,
+        "my_picks": list(state.picks[me]) if me is not None and phase in ("draft", "choose_active") else None,
+        "seats": seats,
+        "respond_status": respond_status,
+        "answers": [[a.to_json() for a in sa] for sa in state.answers] if phase == "resolve" else None,
+        "resolution": {
+            "queue": [_task_json(t) for t in state.queue],
+            "eco_seats": list(state.eco_seats),
+            "binds": {k: [hex_key(h) for h in v] for k, v in state.binds},
+            "removed": list(state.removed),
+        }
+        if phase == "resolve"
+        else None,
+        "draft": {"back": state.draft_color, "left": state.draft_left, "choose": list(state.choose)}
+        if phase in ("draft", "choose_active")
+        else None,
+        "tiebreak": state.tiebreak,
+        "tiebreak_draws": state.tiebreak_draws,
+        "draws_total": state.draws_total,
+        "rebuilds": state.rebuilds,
+        "options": {
+            "cards": state.config.cards,
+            "preset_seats": list(state.config.preset_seats),
+            "start_map": state.config.start_map,
+        },
+        "result": None if result is None else result.to_json(),
+    }
+    return out
 
 
-def _slot(card: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < len(CARDS[card].slots):
-        raise _bad(f"card {card} has no slot {value!r}")
-    return value
+# --- 6. codecs: moves (from the move dataclasses of model.py) ---------------------------------
+
+codec: MoveCodec[Move] = MoveCodec(*MOVE_CLASSES)
 
 
-def _bool(value: Any, name: str) -> bool:
-    if not isinstance(value, bool):
-        raise _bad(f"{name} must be true or false")
-    return value
-
-
-def _parse_answer(raw: Any) -> Answer:
-    """One entry of a `respond` move (§B4.1)."""
-    if not isinstance(raw, dict):
-        raise _bad("an answer is an object")
-    kind = raw.get("type")
-    token = raw.get("token")
-    if isinstance(token, bool) or not isinstance(token, int) or not 0 <= token <= 1:
-        raise _bad("answer token must be 0 or 1")
-    if kind == "rotate":
-        _keys(raw, {"token", "type"}, {"token", "type"})
-        return Answer(token, "rotate")
-    if kind != "place":
-        raise _bad("answer type must be 'place' or 'rotate'")
-    _keys(raw, {"token", "type", "card", "slot", "move_cube_from"}, {"token", "type", "card", "slot"})
-    card = _card(raw["card"])
-    slot = _slot(card, raw["slot"])
-    if "move_cube_from" not in raw:
-        return Answer(token, "place", card, slot)
-    src = raw["move_cube_from"]
-    if not isinstance(src, dict):
-        raise _bad("move_cube_from must be an object")
-    _keys(src, {"card", "slot"}, {"card", "slot"})
-    src_card = _card(src["card"])
-    return Answer(token, "place", card, slot, src_card, _slot(src_card, src["slot"]))
-
-
-def _cards(raw: JSON) -> tuple[str, ...]:
-    """The ``cards`` list of a pick move."""
-    cards = raw["cards"]
-    if not isinstance(cards, list) or not 1 <= len(cards) <= 5:
-        raise _bad("cards must be a list of 1 to 5 card ids")
-    return tuple(_card(c) for c in cards)
-
-
-def parse_move(raw: JSON) -> Move:
-    """JSON → move (§B3.2, §B4.1, §B5–§B8, §B10); raises `InvalidMove`."""
-    if not isinstance(raw, dict):
-        raise _bad("a move is an object")
-    kind = raw.get("type")
-    if kind == "respond":
-        _keys(raw, {"type", "answers"}, {"type", "answers"})
-        answers = raw["answers"]
-        if not isinstance(answers, list) or not 1 <= len(answers) <= 2:
-            raise _bad("answers must be a list of 1 or 2 entries")
-        return Respond(tuple(_parse_answer(a) for a in answers))
-    if kind in ("draft_pick", "choose_active"):
-        _keys(raw, {"type", "cards"}, {"type", "cards"})
-        return DraftPick(_cards(raw)) if kind == "draft_pick" else ChooseActive(_cards(raw))
-    if kind == "eco":
-        _keys(raw, {"type", "resolve"}, {"type", "resolve"})
-        return Eco(_bool(raw["resolve"], "resolve"))
-    if kind == "effect":
-        if "stop" in raw:
-            _keys(raw, {"type", "stop"}, {"type", "stop"})
-            if raw["stop"] is not True:
-                raise _bad("stop must be true")
-            return EffectMove(stop=True)
-        _keys(raw, {"type", "choice"}, {"type", "choice"})
-        try:
-            return EffectMove(choice=choice_from_json(raw["choice"]))
-        except ValueError as err:
-            raise _bad(str(err)) from None
-    if kind == "dial_gain_card":
-        _keys(raw, {"type", "accept"}, {"type", "accept"})
-        return DialGainCard(_bool(raw["accept"], "accept"))
-    if kind == "dial_reward":
-        if raw.get("reward") == "energy":
-            _keys(raw, {"type", "reward"}, {"type", "reward"})
-            return DialReward("energy")
-        if raw.get("reward") != "play_card":
-            raise _bad("reward must be 'play_card' or 'energy'")
-        _keys(raw, {"type", "reward", "card"}, {"type", "reward", "card"})
-        return DialReward("play_card", _card(raw["card"]))
-    if kind == "gain_card":
-        if raw.get("source") == "deck":
-            _keys(raw, {"type", "source", "from"}, {"type", "source", "from"})
-            src = raw["from"]
-            if not isinstance(src, list) or tuple(src) not in DECK_SOURCES:
-                raise _bad('from must be ["blue","blue"], ["brown","brown"] or ["blue","brown"]')
-            return GainCard("deck", tuple(src))
-        if raw.get("source") != "faceup":
-            raise _bad("source must be 'deck' or 'faceup'")
-        _keys(raw, {"type", "source", "card"}, {"type", "source", "card"})
-        return GainCard("faceup", card=_card(raw["card"]))
-    if kind == "gain_card_keep":
-        _keys(raw, {"type", "card"}, {"type", "card"})
-        return GainCardKeep(_card(raw["card"]))
-    raise _bad(f"unknown type {kind!r}")
-
-
-def dump_move(move: Move) -> JSON:
-    """Move → canonical JSON."""
-    match move:
-        case Respond():
-            return {"type": "respond", "answers": [_answer_json(a) for a in move.answers]}
-        case DraftPick() | ChooseActive():
-            return {"type": move.type, "cards": list(move.cards)}
-        case Eco():
-            return {"type": "eco", "resolve": move.resolve}
-        case EffectMove():
-            if move.stop:
-                return {"type": "effect", "stop": True}
-            assert move.choice is not None
-            return {"type": "effect", "choice": move.choice.to_json()}
-        case DialGainCard():
-            return {"type": "dial_gain_card", "accept": move.accept}
-        case DialReward():
-            if move.reward == "energy":
-                return {"type": "dial_reward", "reward": "energy"}
-            return {"type": "dial_reward", "reward": "play_card", "card": move.card}
-        case GainCard():
-            if move.source == "deck":
-                return {"type": "gain_card", "source": "deck", "from": list(move.decks)}
-            return {"type": "gain_card", "source": "faceup", "card": move.card}
-        case GainCardKeep():
-            return {"type": "gain_card_keep", "card": move.card}
-    raise AssertionError(move)
-
-
-# --- states ---------------------------------------------------------------------------------
+# --- 6. codecs: states ---------------------------------------------------------------------------------
 
 
 def _tile_json(t: Tile) -> JSON:
@@ -278,7 +263,7 @@ def dump_state(state: State) -> JSON:
         "faceup": list(state.faceup),
         "discard": list(state.discard),
         "rebuilds": state.rebuilds,
-        "answers": [[_answer_json(a) for a in seat_answers] for seat_answers in state.answers],
+        "answers": [[a.to_json() for a in seat_answers] for seat_answers in state.answers],
         "auto": [list(a) for a in state.auto],
         "replaced": list(state.replaced),
         "cursor": state.cursor,
@@ -402,196 +387,7 @@ def parse_state(raw: JSON) -> State:
     )
 
 
-_BY_BACK = {back: tuple(c for c in CARD_IDS if CARDS[c].back == back) for back in ("blue", "brown")}
-_BLUE = frozenset(_BY_BACK["blue"])
-
-
-# --- view (§B10, §B11) ----------------------------------------------------------------------
-
-
-class SeatView(TypedDict):
-    """Public data of one seat."""
-
-    seat: int
-    score: int
-    energy_available: int
-    dial: int
-    status: str
-    tableau: list[JSON]
-    hand_counts: dict[str, int]
-    pack_size: int | None
-
-
-class EcosView(TypedDict):
-    """What one seat (or a spectator) sees (§B10 view JSON, §B11)."""
-
-    game: str
-    phase: str
-    round: int
-    draw: int
-    target_score: int
-    you: int | None
-    harbinger: int
-    cursor: int | None
-    prompt: JSON | None
-    awaiting: list[int]
-    current_draw: list[str]
-    drawn_this_round: list[str]
-    bag: JSON
-    map: JSON
-    supply: JSON
-    decks: dict[str, int]
-    faceup: list[str]
-    discard: list[str]
-    hand: list[str]
-    my_answers: list[JSON] | None
-    my_picks: list[str] | None
-    seats: list[SeatView]
-    respond_status: JSON | None
-    answers: list[list[JSON]] | None
-    resolution: JSON | None
-    draft: JSON | None
-    tiebreak: bool
-    tiebreak_draws: int
-    draws_total: int
-    rebuilds: int
-    options: JSON
-    result: JSON | None
-
-
-def _prompt_view(state: State, me: Seat | None, waiting: list[int]) -> JSON | None:
-    """The open prompt as ``me`` may see it (§B10 prompt fields)."""
-    phase = state.phase
-    if phase == "respond":
-        return {
-            "type": "respond",
-            "seats": waiting,
-            "tokens": list(state.current_draw),
-            "replaced": list(state.replaced),
-        }
-    if phase == "draft":
-        out: JSON = {
-            "type": "draft_pick",
-            "seats": waiting,
-            "keep": _keep(state),
-            "back": state.draft_color,
-            "replaced": list(state.replaced),
-            "pack": None,
-        }
-        if me is not None and me in _drafting(state):
-            out["pack"] = list(state.packs[me])
-        return out
-    if phase == "choose_active":
-        return {
-            "type": "choose_active",
-            "seats": waiting,
-            "choose": None if me is None else state.choose[me],
-            "replaced": list(state.replaced),
-        }
-    p = state.prompt
-    if p is None:
-        return None
-    out = {"type": p.type, "seats": [p.seat]}
-    if p.type == "eco_confirm":
-        out.update(
-            card=p.card, slot=p.slot, move_cube_from=({"card": p.src_card, "slot": p.src_slot} if p.src_card else None)
-        )
-    elif p.type == "effect_choice":
-        step = CARDS[p.card].effects[p.step]
-        out.update(card=p.card, step=p.step, op=step.op, remaining=p.remaining, can_stop=step.optional)
-    elif p.type == "gain_card_keep":
-        out["revealed_backs"] = [back_of(c) for c in p.revealed]
-        out["revealed"] = list(p.revealed) if me == p.seat else None
-    return out
-
-
-def view(state: State, viewer: Seat | None, timer_deadline: str | None = None) -> JSON:
-    """The state as ``viewer`` may see it (§B11); None is a spectator. Ecos has no game timer."""
-    n = state.players
-    me = viewer if viewer is not None and 0 <= viewer < n else None
-    phase = state.phase
-    waiting = sorted(awaiting(state))
-    seats: list[SeatView] = []
-    for s, st in enumerate(state.seats):
-        seats.append(
-            {
-                "seat": s,
-                "score": st.score,
-                "energy_available": st.energy,
-                "dial": st.dial,
-                "status": "resigned" if st.resigned else "active",
-                "tableau": [{"card": ip.card, "uses_left": ip.uses_left, "cubes": list(ip.cubes)} for ip in st.tableau],
-                "hand_counts": {"blue": (blue := len(_BLUE.intersection(st.hand))), "brown": len(st.hand) - blue},
-                "pack_size": len(state.packs[s]) if phase == "draft" else None,
-            }
-        )
-    respond_status = None
-    if phase == "respond":
-        respond_status = {
-            "answered": [s for s in range(n) if s not in waiting and len(state.auto[s]) < len(state.current_draw)],
-            "awaiting": waiting,
-            "auto_rotated": [s for s in range(n) if state.auto[s]],
-            "auto_tokens": [list(a) for a in state.auto],
-        }
-    result = outcome(state)
-    out: EcosView = {
-        "game": GAME,
-        "phase": phase,
-        "round": state.round,
-        "draw": state.draw,
-        "target_score": state.config.target_score,
-        "you": me,
-        "harbinger": state.harbinger,
-        "cursor": state.cursor if phase == "resolve" else None,
-        "prompt": _prompt_view(state, me, waiting),
-        "awaiting": waiting,
-        "current_draw": list(state.current_draw),
-        "drawn_this_round": list(state.drawn_this_round),
-        "bag": {"remaining": dict(zip(TOKENS, state.bag, strict=True)), "size": sum(state.bag)},
-        "map": {hex_key(h): _tile_json(t) for h, t in state.tiles},
-        "supply": {
-            "land": state.land,
-            "water": state.water,
-            "mountains": state.mountains,
-            "forests": state.forests,
-            "energy": state.energy,
-            "animals": dict(zip(SPECIES_IDS, state.animal_supply, strict=True)),
-        },
-        "decks": {"blue": len(state.blue), "brown": len(state.brown)},
-        "faceup": list(state.faceup),
-        "discard": list(state.discard),
-        "hand": list(state.seats[me].hand) if me is not None else [],
-        "my_answers": [_answer_json(a) for a in state.answers[me]] if me is not None and phase == "respond" else None,
-        "my_picks": list(state.picks[me]) if me is not None and phase in ("draft", "choose_active") else None,
-        "seats": seats,
-        "respond_status": respond_status,
-        "answers": [[_answer_json(a) for a in sa] for sa in state.answers] if phase == "resolve" else None,
-        "resolution": {
-            "queue": [_task_json(t) for t in state.queue],
-            "eco_seats": list(state.eco_seats),
-            "binds": {k: [hex_key(h) for h in v] for k, v in state.binds},
-            "removed": list(state.removed),
-        }
-        if phase == "resolve"
-        else None,
-        "draft": {"back": state.draft_color, "left": state.draft_left, "choose": list(state.choose)}
-        if phase in ("draft", "choose_active")
-        else None,
-        "tiebreak": state.tiebreak,
-        "tiebreak_draws": state.tiebreak_draws,
-        "draws_total": state.draws_total,
-        "rebuilds": state.rebuilds,
-        "options": {
-            "cards": state.config.cards,
-            "preset_seats": list(state.config.preset_seats),
-            "start_map": state.config.start_map,
-        },
-        "result": None if result is None else result.to_json(),
-    }
-    return dict(out)
-
-
-# --- determinize (bots) ---------------------------------------------------------------------
+# --- 7. bots: determinize ---------------------------------------------------------------------
 
 
 def determinize(v: JSON, seat: Seat, gen: random.Random) -> State:

@@ -1,9 +1,12 @@
-"""Ecos setup, queries and transitions (ecos.md §B3–§B9). Pure; the only randomness is `games.engines.rng`.
+"""Ecos setup, queries and transitions (docs/rules/ecos.md §B3–§B10). Pure; the only randomness is `games.engines.rng`.
 
 RNG uses (§0.2, §B3): ``rng(seed, "harbinger")``, ``rng(seed, "presets")``,
 ``rng(seed, "deck", back)``, ``rng(seed, "draft", back)`` (the reshuffle after a
 draft), ``rng(seed, "draw", draws_total, i)`` (the i-th token of a draw) and
 ``rng(seed, "rebuild", rebuilds, back)`` (a deck rebuilt from the discards).
+
+A transition works on a `kit.Draft` of the frozen `State` (``d.state`` to read, ``d.set`` to
+write, ``d.emit`` to announce); its `set` is the faster `_evolve` (see `_Draft`).
 """
 
 from __future__ import annotations
@@ -13,15 +16,14 @@ import operator
 from collections.abc import Sequence
 from typing import Any
 
-from games.engines.base import JSON, Effect, IllegalMove, InvalidOptions, NotAwaited, Outcome, Seat, put
+from games.engines.base import JSON, Effect, IllegalMove, InvalidOptions, NotAwaited, Option, Outcome, Seat, put
 from games.engines.ecos.board import SPECIES, Hex, Tile, canon, hex_key, parse_hex, tile_ok
 from games.engines.ecos.cards import CARD_IDS, CARDS, PLACEMENT_OPS, PRESETS, SPECIES_IDS, Step
-from games.engines.ecos.effects import Choice, apply_choice, default_choice, options, score_value
+from games.engines.ecos.effects import apply_choice, default_choice, options, score_value
 from games.engines.ecos.model import (
     ACTIVE_COUNT,
     BAG_COUNTS,
     DECK_SOURCES,
-    DEFAULT_TARGET,
     ENERGY_TOTAL,
     FORESTS,
     HAND_SIZE,
@@ -40,6 +42,7 @@ from games.engines.ecos.model import (
     TWO_PLAYER_DEAL,
     WATER_TILES,
     Answer,
+    Choice,
     ChooseActive,
     Config,
     DialGainCard,
@@ -58,9 +61,18 @@ from games.engines.ecos.model import (
     Task,
     back_of,
 )
+from games.engines.kit import Draft, parse_options
 from games.engines.rng import pick, randbelow, rng, sample, shuffled
 
-# --- fast copies (dataclasses.replace costs ~15 µs on a 45-field State) ---------------------
+# --- 1. constants (the rest: model.py) ------------------------------------------------------
+
+_ALL_CARDS = sorted(CARD_IDS)
+_BLUE = frozenset(c for c in CARD_IDS if CARDS[c].back == "blue")
+
+# --- the working copy: kit.Draft with a faster `set` ----------------------------------------
+# `dataclasses.replace` walks the 45 fields of `State` on every call (about twice the cost of
+# building the State positionally); a resolution writes the state dozens of times per record,
+# so `_Draft.set` builds it positionally. Same semantics as `Draft.set`.
 
 _STATE_VALUES = operator.attrgetter(*STATE_FIELDS)
 _STATE_INDEX = {name: i for i, name in enumerate(STATE_FIELDS)}
@@ -77,6 +89,15 @@ def _evolve(state: State, **changes: Any) -> State:
     return State(*values)
 
 
+class _Draft(Draft[State]):
+    """`kit.Draft` of a `State`; ``set`` is `_evolve`."""
+
+    __slots__ = ()
+
+    def set(self, **changes: Any) -> None:
+        self.state = _evolve(self.state, **changes)
+
+
 def _seat_with(st: SeatState, **changes: Any) -> SeatState:
     """`dataclasses.replace` for `SeatState`."""
     values = list(_SEAT_VALUES(st))
@@ -85,116 +106,31 @@ def _seat_with(st: SeatState, **changes: Any) -> SeatState:
     return SeatState(*values)
 
 
+def _set_seat(d: _Draft, s: Seat, **changes: Any) -> None:
+    """Replace some fields of one seat."""
+    seats = d.state.seats
+    d.set(seats=put(seats, s, _seat_with(seats[s], **changes)))
+
+
+def _deck(state: State, back: str) -> tuple[str, ...]:
+    """The deck of a back, top first."""
+    return state.blue if back == "blue" else state.brown
+
+
+def _set_deck(d: _Draft, back: str, cards: tuple[str, ...]) -> None:
+    """Replace the deck of a back."""
+    if back == "blue":
+        d.set(blue=cards)
+    else:
+        d.set(brown=cards)
+
+
 def _cubes(ip: InPlay, cubes: tuple[bool, ...]) -> InPlay:
     """The same card in play with other cubes."""
     return InPlay(ip.card, ip.uses_left, cubes)
 
 
-# --- the working copy of one transition -----------------------------------------------------
-
-
-class _W:
-    """A mutable copy of a `State` for the length of one transition; `freeze` makes the new state.
-
-    It is also the effect interpreter's `Env`: ``board``, the supplies, ``binds`` and ``removed``.
-    """
-
-    def __init__(self, s: State) -> None:
-        self.__dict__.update(zip(STATE_FIELDS, _STATE_VALUES(s), strict=True))
-        self._tiles = s.tiles
-        self._board: dict[Hex, Tile] | None = None
-        self.animals = dict(zip(SPECIES_IDS, s.animal_supply, strict=True))
-        self.binds = {k: frozenset(v) for k, v in s.binds}
-        self.removed = list(s.removed)
-        self.fx: list[Effect] = []
-
-    # Attributes copied from State (declared for readers; set in __init__).
-    config: Config
-    seed: int
-    phase: str
-    seats: tuple[SeatState, ...]
-    land: int
-    water: int
-    mountains: int
-    forests: int
-    energy: int
-    bag: tuple[int, ...]
-    forced: tuple[str, ...]
-    harbinger: int
-    round: int
-    draw: int
-    draws_total: int
-    tiebreak: bool
-    tiebreak_draws: int
-    current_draw: tuple[str, ...]
-    drawn_this_round: tuple[str, ...]
-    blue: tuple[str, ...]
-    brown: tuple[str, ...]
-    faceup: tuple[str, ...]
-    discard: tuple[str, ...]
-    rebuilds: int
-    answers: tuple[tuple[Answer, ...], ...]
-    auto: tuple[tuple[int, ...], ...]
-    replaced: tuple[int, ...]
-    cursor: int | None
-    queue: tuple[Task, ...]
-    eco_seats: tuple[int, ...]
-    prompt: Prompt | None
-    draft_color: str
-    draft_left: int
-    packs: tuple[tuple[str, ...], ...]
-    picks: tuple[tuple[str, ...], ...]
-    choose: tuple[int, ...]
-    winners: tuple[int, ...]
-    reason: str
-
-    @property
-    def board(self) -> dict[Hex, Tile]:
-        """The map as a dict, made on first use."""
-        if self._board is None:
-            self._board = dict(self._tiles)
-        return self._board
-
-    @property
-    def players(self) -> int:
-        return self.config.players
-
-    def freeze(self) -> State:
-        """The new State (the map re-sorted only when it was touched)."""
-        d = self.__dict__
-        d["tiles"] = (
-            self._tiles if self._board is None else tuple(sorted(self._board.items(), key=lambda kv: canon(kv[0])))
-        )
-        d["animal_supply"] = tuple(self.animals[s] for s in SPECIES_IDS)
-        d["binds"] = tuple((k, tuple(sorted(v, key=canon))) for k, v in sorted(self.binds.items()))
-        d["removed"] = tuple(self.removed)
-        return State(*[d[name] for name in STATE_FIELDS])
-
-    def emit(self, kind: str, data: dict[str, Any], to: Seat | None = None) -> None:
-        """Report an effect; ``to`` makes it private to one seat."""
-        self.fx.append(Effect(kind, data, None if to is None else frozenset({to})))
-
-    def seat(self, s: Seat) -> SeatState:
-        """One seat's state."""
-        return self.seats[s]
-
-    def set_seat(self, s: Seat, **changes: Any) -> None:
-        """Replace some fields of one seat."""
-        self.seats = put(self.seats, s, _seat_with(self.seats[s], **changes))
-
-    def deck(self, back: str) -> tuple[str, ...]:
-        """The deck of a back, top first."""
-        return self.blue if back == "blue" else self.brown
-
-    def set_deck(self, back: str, cards: tuple[str, ...]) -> None:
-        """Replace the deck of a back."""
-        if back == "blue":
-            self.blue = cards
-        else:
-            self.brown = cards
-
-
-def _active_seats(s: State | _W) -> list[Seat]:
+def _active_seats(s: State) -> list[Seat]:
     """Seats that have not resigned."""
     return [i for i, st in enumerate(s.seats) if not st.resigned]
 
@@ -212,49 +148,46 @@ def _fresh(card: str) -> InPlay:
 
 # --- 3. setup -------------------------------------------------------------------------------
 
-
-def _opt_int(value: Any, name: str, lo: int) -> int:
-    """An integer option, or InvalidOptions."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < lo:
-        raise InvalidOptions(f"option {name!r} must be an integer >= {lo}")
-    return value
+OPTIONS = (
+    Option("target_score", "integer", 80, "End-of-game threshold (80; the short game: 60)", minimum=1, maximum=10_000),
+    Option("cards", "string", "preset", "How starting hands are made", choices=("preset", "draft")),
+    Option(
+        "preset_seats",
+        "object",
+        [],
+        "With cards: draft, the seats that get a preset hand: a JSON list of distinct seat indices"
+        " (declared `object`: the catalogue has no list type)",
+    ),
+    Option("start_map", "string", "standard", "The starting tiles", choices=tuple(START_MAPS)),
+    Option(
+        "setup", "object", None, "Test fixture replacing the random setup (docs/rules/ecos.md §B3.3)", restricted=True
+    ),
+)
 
 
 def parse_config(options: JSON, players: int) -> Config:
     """Options of §B3.3 → `Config`; raises `InvalidOptions`."""
-    if not isinstance(options, dict):
-        raise InvalidOptions("options must be an object")
     if players not in PLAYERS:
         raise InvalidOptions(f"Ecos takes 2–6 players, not {players}")
-    known = {"target_score", "cards", "preset_seats", "start_map", "setup"}
-    for key in options:
-        if key not in known:
-            raise InvalidOptions(f"unknown option {key!r}")
-    target = _opt_int(options.get("target_score", DEFAULT_TARGET), "target_score", 1)
-    cards = options.get("cards", "preset")
-    if not isinstance(cards, str) or cards not in ("preset", "draft"):
-        raise InvalidOptions("option 'cards' must be 'preset' or 'draft'")
-    raw_seats = options.get("preset_seats", [])
+    o = parse_options(OPTIONS, options, players)
+    raw_seats = o["preset_seats"]
     if not isinstance(raw_seats, list) or any(isinstance(x, bool) or not isinstance(x, int) for x in raw_seats):
         raise InvalidOptions("option 'preset_seats' must be a list of seats")
     if len(set(raw_seats)) != len(raw_seats) or any(not 0 <= x < players for x in raw_seats):
         raise InvalidOptions("option 'preset_seats' lists a seat twice or a seat that does not exist")
-    if raw_seats and cards != "draft":
+    if raw_seats and o["cards"] != "draft":
         raise InvalidOptions("option 'preset_seats' goes with cards: 'draft' (§B3 item 5)")
-    start_map = options.get("start_map", "standard")
-    if not isinstance(start_map, str) or start_map not in START_MAPS:
-        raise InvalidOptions("option 'start_map' must be 'standard' or 'line'")
-    setup = None
-    if "setup" in options and options["setup"] is not None:
-        setup = json.dumps(options["setup"], sort_keys=True, separators=(",", ":"))
-    config = Config(players, target, cards, tuple(sorted(raw_seats)), start_map, setup)
+    setup = None if o["setup"] is None else json.dumps(o["setup"], sort_keys=True, separators=(",", ":"))
+    config = Config(players, o["target_score"], o["cards"], tuple(sorted(raw_seats)), o["start_map"], setup)
     if setup is not None:
         _setup_state(config, 0)  # refuses a setup that breaks the rules (§B3.3)
     return config
 
 
-def _base_state(config: Config, seed: int, seats: tuple[SeatState, ...], tiles: dict[Hex, Tile], harbinger: int) -> _W:
-    """A working state with full bag and the supplies that follow from ``seats`` and ``tiles``."""
+def _base_state(
+    config: Config, seed: int, seats: tuple[SeatState, ...], tiles: dict[Hex, Tile], harbinger: int
+) -> _Draft:
+    """A working copy of a state with full bag and the supplies that follow from ``seats`` and ``tiles``."""
     n = config.players
     on_map_land = sum(1 for t in tiles.values() if t.terrain != "water")
     animals = [0] * len(SPECIES_IDS)
@@ -306,34 +239,31 @@ def _base_state(config: Config, seed: int, seats: tuple[SeatState, ...], tiles: 
         winners=(),
         reason="",
     )
-    return _W(state)
+    return _Draft(state)
 
 
-def initial_state(config: Config, seed: int) -> State:
-    """§B3: the map, seats, Harbinger, bag and cards; the game then goes to its first prompt."""
-    return start(config, seed)[0]
+def setup(config: Config, seed: int) -> tuple[State, tuple[Effect, ...]]:
+    """§B3: the map, seats, Harbinger, bag and cards, up to the first prompt; and what the setup
+    told each seat (its hand, its pack, the first draw)."""
+    d = _setup_state(config, seed) if config.setup is not None else _opening(config, seed)
+    return d.done()
 
 
-def start(config: Config, seed: int) -> tuple[State, tuple[Effect, ...]]:
-    """`initial_state` plus what the setup told each seat (its hand, its pack, the first draw)."""
-    w = _setup_state(config, seed) if config.setup is not None else _opening(config, seed)
-    return w.freeze(), tuple(w.fx)
-
-
-def _announce(w: _W) -> None:
+def _announce(d: _Draft) -> None:
     """The public start of the match, and each seat's dealt hand, to that seat only."""
-    w.emit("game_started", {"harbinger": w.harbinger, "cards": w.config.cards, "start_map": w.config.start_map})
-    for s, st in enumerate(w.seats):
+    config = d.state.config
+    d.emit("game_started", {"harbinger": d.state.harbinger, "cards": config.cards, "start_map": config.start_map})
+    for s, st in enumerate(d.state.seats):
         if st.hand:
-            w.emit("hand_dealt", {"seat": s, "cards": list(st.hand)}, to=s)
+            d.emit("hand_dealt", {"seat": s, "cards": list(st.hand)}, to=(s,))
 
 
-def _opening(config: Config, seed: int) -> _W:
+def _opening(config: Config, seed: int) -> _Draft:
     """The random setup of §B3 (presets, decks, 2-player deals, draft or first draw)."""
     n = config.players
     tiles = {h: Tile(terrain) for h, terrain in START_MAPS[config.start_map]}
     harbinger = randbelow(rng(seed, "harbinger"), n)
-    w = _base_state(config, seed, tuple(SeatState() for _ in range(n)), tiles, harbinger)
+    d = _base_state(config, seed, tuple(SeatState() for _ in range(n)), tiles, harbinger)
     preset_seats = list(range(n)) if config.cards == "preset" else list(config.preset_seats)
     presets = sample(PRESETS, len(preset_seats), rng(seed, "presets"))
     used: set[str] = set()
@@ -341,84 +271,77 @@ def _opening(config: Config, seed: int) -> _W:
         mine = [c for c in CARD_IDS if CARDS[c].preset == preset]
         used.update(mine)
         tableau = tuple(_fresh(c) for c in mine if CARDS[c].active)
-        w.set_seat(s, tableau=tableau, hand=_sorted_hand([c for c in mine if not CARDS[c].active]))
+        _set_seat(d, s, tableau=tableau, hand=_sorted_hand([c for c in mine if not CARDS[c].active]))
     for back in ("blue", "brown"):
         rest = [c for c in CARD_IDS if c not in used and CARDS[c].back == back]
-        w.set_deck(back, tuple(shuffled(rest, rng(seed, "deck", back))))
+        _set_deck(d, back, tuple(shuffled(rest, rng(seed, "deck", back))))
     drafting = [s for s in range(n) if s not in preset_seats]
     if n == 2:
         # §B3.1: preset seats draw 4 brown then 2 blue; drafting seats are dealt 2 blue and 4 brown.
         for s in preset_seats:
-            _deal(w, s, "brown", TWO_PLAYER_DEAL["brown"])
-            _deal(w, s, "blue", TWO_PLAYER_DEAL["blue"])
+            _deal(d, s, "brown", TWO_PLAYER_DEAL["brown"])
+            _deal(d, s, "blue", TWO_PLAYER_DEAL["blue"])
         for s in drafting:
-            _deal(w, s, "blue", TWO_PLAYER_DEAL["blue"])
-            _deal(w, s, "brown", TWO_PLAYER_DEAL["brown"])
-    _announce(w)
+            _deal(d, s, "blue", TWO_PLAYER_DEAL["blue"])
+            _deal(d, s, "brown", TWO_PLAYER_DEAL["brown"])
+    _announce(d)
     if drafting:
-        _open_draft(w, "blue")
+        _open_draft(d, "blue")
     elif n == 2:
-        _open_choose(w)
+        _open_choose(d)
     else:
-        _draw(w)
-    _run(w)
-    return w
+        _draw(d)
+    _run(d)
+    return d
 
 
-def _deal(w: _W, s: Seat, back: str, k: int) -> None:
+def _deal(d: _Draft, s: Seat, back: str, k: int) -> None:
     """Move the top ``k`` cards of a deck into a hand."""
-    deck = w.deck(back)
-    w.set_deck(back, deck[k:])
-    w.set_seat(s, hand=_sorted_hand(w.seat(s).hand + deck[:k]))
+    deck = _deck(d.state, back)
+    _set_deck(d, back, deck[k:])
+    _set_seat(d, s, hand=_sorted_hand(d.state.seats[s].hand + deck[:k]))
 
 
-def _drafting(w: State | _W) -> list[Seat]:
+def _drafting(s: State) -> list[Seat]:
     """Seats that draft (§B3 item 5, `preset_seats`)."""
-    config = w.config
+    config = s.config
     if config.cards != "draft":
         return []
     return [s for s in range(config.players) if s not in config.preset_seats]
 
 
-def _keep(w: State | _W) -> int:
+def _keep(s: State) -> int:
     """Cards per draft pick: 2 in a 2-player game (§B3.1), else 1."""
-    return 2 if w.config.players == 2 else 1
+    return 2 if s.config.players == 2 else 1
 
 
-def _open_draft(w: _W, back: str) -> None:
+def _open_draft(d: _Draft, back: str) -> None:
     """§B3.2: deal a pack of 5 blue (or 9 brown) to each drafting seat, in seat order."""
-    w.phase = "draft"
-    w.draft_color = back
-    w.draft_left = (HAND_SIZE[back] // 2) if w.players == 2 else HAND_SIZE[back]
-    packs = list(w.packs)
-    for s in _drafting(w):
-        deck = w.deck(back)
+    n = d.state.players
+    d.set(phase="draft", draft_color=back, draft_left=(HAND_SIZE[back] // 2) if n == 2 else HAND_SIZE[back])
+    packs = list(d.state.packs)
+    for s in _drafting(d.state):
+        deck = _deck(d.state, back)
         packs[s] = _sorted_hand(deck[: PACK_SIZE[back]])
-        w.set_deck(back, deck[PACK_SIZE[back] :])
-        w.emit("pack_received", {"seat": s, "cards": list(packs[s])}, to=s)
-    w.packs = tuple(packs)
-    w.picks = ((),) * w.players
-    w.replaced = (0,) * w.players
+        _set_deck(d, back, deck[PACK_SIZE[back] :])
+        d.emit("pack_received", {"seat": s, "cards": list(packs[s])}, to=(s,))
+    d.set(packs=tuple(packs), picks=((),) * n, replaced=(0,) * n)
 
 
-def _open_choose(w: _W) -> None:
+def _open_choose(d: _Draft) -> None:
     """§B3.1/§B3.2 item 3: each concerned seat chooses its starting active cards."""
-    w.phase = "choose_active"
-    w.draft_color = ""
-    w.draft_left = 0
-    drafting = _drafting(w)
-    two = w.players == 2
+    n = d.state.players
+    drafting = _drafting(d.state)
+    two = n == 2
     choose = []
-    for s in range(w.players):
+    for s in range(n):
         if s in drafting:
             choose.append(5 if two else ACTIVE_COUNT)
         else:
             choose.append(2 if two else 0)
-    w.choose = tuple(choose)
-    w.picks = ((),) * w.players
-    w.replaced = (0,) * w.players
+    d.set(phase="choose_active", draft_color="", draft_left=0, choose=tuple(choose), picks=((),) * n, replaced=(0,) * n)
     if not any(choose):
-        _draw(w)
+        _draw(d)
 
 
 # --- the `setup` fixture (§B3.3) ------------------------------------------------------------
@@ -443,7 +366,7 @@ def _fixture_int(value: Any, where: str, lo: int, hi: int | None = None) -> int:
     """A fixture integer in range."""
     if isinstance(value, bool) or not isinstance(value, int) or value < lo or (hi is not None and value > hi):
         raise _bad(f"{where} must be an integer in {lo}..{hi if hi is not None else '∞'}")
-    return value
+    return int(value)
 
 
 def _fixture_cards(value: Any, where: str) -> list[str]:
@@ -453,7 +376,7 @@ def _fixture_cards(value: Any, where: str) -> list[str]:
     return list(value)
 
 
-def _setup_state(config: Config, seed: int) -> _W:
+def _setup_state(config: Config, seed: int) -> _Draft:
     """Build the position of a `setup` fixture; raises `InvalidOptions` when it breaks the rules."""
     assert config.setup is not None
     raw = _fixture_obj(
@@ -523,58 +446,61 @@ def _setup_state(config: Config, seed: int) -> _W:
         if not tile_ok(tiles, h):
             raise _bad(f"map[{hex_key(h)}]: a token breaks a capacity or a habitat (§B2.2)")
     harbinger = _fixture_int(raw.get("harbinger", 0), "harbinger", 0, n - 1)
-    w = _base_state(config, seed, tuple(seats), tiles, harbinger)
-    w.round = _fixture_int(raw.get("round", 1), "round", 1)
+    d = _base_state(config, seed, tuple(seats), tiles, harbinger)
+    d.set(round=_fixture_int(raw.get("round", 1), "round", 1))
     draws = raw.get("draws", [])
     if not isinstance(draws, list) or any(t not in TOKENS for t in draws):
         raise _bad("draws must be a list of element tokens")
-    w.forced = tuple(draws)
+    d.set(forced=tuple(draws))
     decks = _fixture_obj(raw.get("decks", {}), "decks", {"blue", "brown"})
     for back in ("blue", "brown"):
         top = _fixture_cards(decks.get(back, []), f"decks.{back}")
         if any(CARDS[c].back != back for c in top):
             raise _bad(f"decks.{back} holds a card of the other back")
         placed.extend(top)
-        w.set_deck(back, tuple(top))
-    w.faceup = tuple(_fixture_cards(raw.get("faceup", []), "faceup"))
-    w.discard = tuple(_fixture_cards(raw.get("discard", []), "discard"))
-    placed.extend(w.faceup + w.discard)
+        _set_deck(d, back, tuple(top))
+    d.set(
+        faceup=tuple(_fixture_cards(raw.get("faceup", []), "faceup")),
+        discard=tuple(_fixture_cards(raw.get("discard", []), "discard")),
+    )
+    placed.extend(d.state.faceup + d.state.discard)
     if len(set(placed)) != len(placed):
         dup = sorted({c for c in placed if placed.count(c) > 1})
         raise _bad(f"cards in two places: {dup}")
     for back in ("blue", "brown"):
         rest = tuple(c for c in CARD_IDS if c not in set(placed) and CARDS[c].back == back)
-        w.set_deck(back, w.deck(back) + rest)
-    supplies = (w.land, w.water, w.mountains, w.forests, w.energy, *w.animals.values())
+        _set_deck(d, back, _deck(d.state, back) + rest)
+    st = d.state
+    supplies = (st.land, st.water, st.mountains, st.forests, st.energy, *st.animal_supply)
     if any(x < 0 for x in supplies):
         raise _bad("more tiles, tokens or cubes than the game has (§B2)")
-    _announce(w)
-    _draw(w)
-    _run(w)
-    return w
+    _announce(d)
+    _draw(d)
+    _run(d)
+    return d
 
 
 # --- 4. queries -----------------------------------------------------------------------------
 
 
-def _owed(s: State | _W, seat: Seat) -> tuple[int, ...]:
+def _owed(s: State, seat: Seat) -> tuple[int, ...]:
     """The drawn tokens ``seat`` must answer itself (the others were rotated automatically)."""
     auto = s.auto[seat]
     return tuple(i for i in range(len(s.current_draw)) if i not in auto)
 
 
-def _answered(s: State | _W, seat: Seat) -> set[int]:
+def _answered(s: State, seat: Seat) -> set[int]:
     """Tokens the seat has answered itself in the open `respond`."""
     auto = s.auto[seat]
     return {a.token for a in s.answers[seat] if a.token not in auto}
 
 
-def _respond_complete(s: State | _W, seat: Seat) -> bool:
+def _respond_complete(s: State, seat: Seat) -> bool:
     """Has the seat an answer for every drawn token?"""
     return len(s.answers[seat]) >= len(s.current_draw)
 
 
-def _picks_needed(s: State | _W, seat: Seat) -> int:
+def _picks_needed(s: State, seat: Seat) -> int:
     """Cards the seat must pick in the open draft or choose prompt."""
     if s.phase == "draft":
         return _keep(s) if seat in _drafting(s) else 0
@@ -683,7 +609,7 @@ def _respond_moves(state: State, seat: Seat) -> list[Respond]:
     return out
 
 
-def _gain_sources(s: State | _W) -> tuple[list[tuple[str, ...]], list[str]]:
+def _gain_sources(s: State) -> tuple[list[tuple[str, ...]], list[str]]:
     """§B7: the deck sources that would reveal a card, and the face-up cards."""
     avail = {
         b: len(s.blue if b == "blue" else s.brown) + sum(1 for c in s.discard if back_of(c) == b)
@@ -716,7 +642,7 @@ def legal_moves(state: State, seat: Seat) -> list[Move]:
         return [Eco(True), Eco(False)]
     if prompt.type == "effect_choice":
         step = _step_of(prompt)
-        moves: list[Move] = [EffectMove(choice=c) for c in options(_W(state), step)]
+        moves: list[Move] = [EffectMove(choice=c) for c in options(state, step)]
         if step.optional:
             moves.append(EffectMove(stop=True))
         return moves
@@ -727,7 +653,8 @@ def legal_moves(state: State, seat: Seat) -> list[Move]:
         return moves + [DialReward("play_card", c) for c in st.hand]
     if prompt.type == "gain_card_source":
         decks, faceup = _gain_sources(state)
-        return [GainCard("deck", d) for d in decks] + [GainCard("faceup", card=c) for c in faceup]
+        gains: list[Move] = [GainCard("deck", src) for src in decks]
+        return gains + [GainCard("faceup", card=c) for c in faceup]
     return [GainCardKeep(c) for c in prompt.revealed]
 
 
@@ -755,20 +682,12 @@ def outcome(state: State) -> Outcome | None:
     )
 
 
-def heuristic(state: State, seat: Seat) -> float:
-    """Score lead, plus a little for cubes already on cards and cubes in hand."""
-    st = state.seats[seat]
-    best_other = max((o.score for i, o in enumerate(state.seats) if i != seat), default=0)
-    placed = sum(sum(ip.cubes) / len(ip.cubes) for ip in st.tableau)
-    return st.score - best_other + 0.5 * placed + 0.1 * st.energy + 0.2 * len(st.hand)
-
-
 # --- 5. transitions -------------------------------------------------------------------------
 
 
 def _move_type(move: Move) -> str:
     """The `type` of a move."""
-    return move.type
+    return move.TYPE
 
 
 def _open_prompt_type(state: State) -> str:
@@ -792,10 +711,10 @@ def apply(state: State, seat: Seat, move: Move) -> tuple[State, tuple[Effect, ..
             return _apply_respond(state, seat, move)
         case DraftPick() | ChooseActive():
             return _apply_picks(state, seat, move)
-    w = _W(state)
-    _answer_prompt(w, seat, move, check=True)
-    _run(w)
-    return w.freeze(), tuple(w.fx)
+    d = _Draft(state)
+    _answer_prompt(d, seat, move, check=True)
+    _run(d)
+    return d.done()
 
 
 def _may_replace(state: State, seat: Seat, move: Move) -> bool:
@@ -804,16 +723,6 @@ def _may_replace(state: State, seat: Seat, move: Move) -> bool:
     if phase not in ("draft", "choose_active", "respond") or PROMPT_MOVE[phase] != _move_type(move):
         return False
     return bool(_owed(state, seat)) if phase == "respond" else _picks_needed(state, seat) > 0
-
-
-def _answer_json(a: Answer) -> JSON:
-    """An answer as JSON (§B4.1)."""
-    if a.kind == "rotate":
-        return {"token": a.token, "type": "rotate"}
-    out: JSON = {"token": a.token, "type": "place", "card": a.card, "slot": a.slot}
-    if a.src_card:
-        out["move_cube_from"] = {"card": a.src_card, "slot": a.src_slot}
-    return out
 
 
 def _apply_respond(state: State, seat: Seat, move: Respond) -> tuple[State, tuple[Effect, ...]]:
@@ -841,18 +750,14 @@ def _apply_respond(state: State, seat: Seat, move: Respond) -> tuple[State, tupl
     replaced = state.replaced
     if complete:
         replaced = put(replaced, seat, replaced[seat] + 1)
-    new_state = _evolve(state, answers=put(state.answers, seat, new_answers), replaced=replaced)
+    d = _Draft(state)
+    d.set(answers=put(state.answers, seat, new_answers), replaced=replaced)
     now_complete = len(new_answers) >= len(state.current_draw)
-    fx = [
-        Effect("respond_answered", {"seat": seat, "complete": now_complete, "replacement": complete}),
-        Effect("respond_answer", {"seat": seat, "answers": [_answer_json(a) for a in move.answers]}, frozenset({seat})),
-    ]
-    if awaiting(new_state):
-        return new_state, tuple(fx)
-    w = _W(new_state)
-    w.fx = fx
-    _run(w)
-    return w.freeze(), tuple(w.fx)
+    d.emit("respond_answered", {"seat": seat, "complete": now_complete, "replacement": complete})
+    d.emit("respond_answer", {"seat": seat, "answers": [a.to_json() for a in move.answers]}, to=(seat,))
+    if not awaiting(d.state):
+        _run(d)
+    return d.done()
 
 
 def _apply_picks(state: State, seat: Seat, move: DraftPick | ChooseActive) -> tuple[State, tuple[Effect, ...]]:
@@ -873,417 +778,418 @@ def _apply_picks(state: State, seat: Seat, move: DraftPick | ChooseActive) -> tu
     replaced = state.replaced
     if len(have) >= need:
         replaced = put(replaced, seat, replaced[seat] + 1)
-    new_state = _evolve(state, picks=put(state.picks, seat, picks), replaced=replaced)
+    d = _Draft(state)
+    d.set(picks=put(state.picks, seat, picks), replaced=replaced)
     kind = "draft_picked" if state.phase == "draft" else "active_picked"
-    fx = [
-        Effect(kind, {"seat": seat, "complete": len(picks) >= need}),
-        Effect(kind.replace("picked", "pick"), {"seat": seat, "cards": list(picks)}, frozenset({seat})),
-    ]
-    if awaiting(new_state):
-        return new_state, tuple(fx)
-    w = _W(new_state)
-    w.fx = fx
-    _run(w)
-    return w.freeze(), tuple(w.fx)
+    d.emit(kind, {"seat": seat, "complete": len(picks) >= need})
+    d.emit(kind.replace("picked", "pick"), {"seat": seat, "cards": list(picks)}, to=(seat,))
+    if not awaiting(d.state):
+        _run(d)
+    return d.done()
 
 
 def timeout(state: State, seat: Seat) -> tuple[State, tuple[Effect, ...]]:
     """§B10 defaults: rotate, lowest ids, resolve, first option / stop, decline, energy, brown+brown."""
     if seat not in awaiting(state):
         raise NotAwaited(f"seat {seat} owes no answer")
-    w = _W(state)
-    _default_answer(w, seat)
-    _run(w)
-    return w.freeze(), tuple(w.fx)
+    d = _Draft(state)
+    _default_answer(d, seat)
+    _run(d)
+    return d.done()
 
 
 def resign(state: State, seat: Seat) -> tuple[State, tuple[Effect, ...]]:
     """§B9: the seat stays in the game, never awaited, its decisions defaulted; last seat standing wins."""
     if state.phase == "finished" or not 0 <= seat < state.players or state.seats[seat].resigned:
         raise NotAwaited(f"seat {seat} cannot resign now")
-    w = _W(state)
-    w.set_seat(seat, resigned=True)
-    w.emit("seat_resigned", {"seat": seat})
-    active = _active_seats(w)
+    d = _Draft(state)
+    _set_seat(d, seat, resigned=True)
+    d.emit("seat_resigned", {"seat": seat})
+    active = _active_seats(d.state)
     if len(active) == 1:
-        _finish(w, "resignation", tuple(active))
-        return w.freeze(), tuple(w.fx)
-    if w.phase == "respond":
-        _default_answer(w, seat)
-    _run(w)
-    return w.freeze(), tuple(w.fx)
+        _finish(d, "resignation", tuple(active))
+        return d.done()
+    if d.state.phase == "respond":
+        _default_answer(d, seat)
+    _run(d)
+    return d.done()
 
 
-def _default_answer(w: _W, seat: Seat) -> None:
+def _default_answer(d: _Draft, seat: Seat) -> None:
     """Give ``seat``'s open prompt its default answer (§B3.2, §B10)."""
-    if w.phase == "respond":
-        owed = [t for t in _owed(w, seat) if t not in _answered(w, seat)]
+    if d.state.phase == "respond":
+        owed = [t for t in _owed(d.state, seat) if t not in _answered(d.state, seat)]
         if owed:
             rotates = tuple(Answer(t, "rotate") for t in owed)
-            w.answers = put(w.answers, seat, w.answers[seat] + rotates)
-            w.emit("respond_answered", {"seat": seat, "complete": True, "replacement": False})
-            w.emit("respond_answer", {"seat": seat, "answers": [_answer_json(a) for a in rotates]}, to=seat)
+            d.set(answers=put(d.state.answers, seat, d.state.answers[seat] + rotates))
+            d.emit("respond_answered", {"seat": seat, "complete": True, "replacement": False})
+            d.emit("respond_answer", {"seat": seat, "answers": [a.to_json() for a in rotates]}, to=(seat,))
         return
-    if w.phase in ("draft", "choose_active"):
-        need = _picks_needed(w, seat)
-        have = w.picks[seat]
+    if d.state.phase in ("draft", "choose_active"):
+        need = _picks_needed(d.state, seat)
+        have = d.state.picks[seat]
         if len(have) < need:
-            pool = w.packs[seat] if w.phase == "draft" else w.seat(seat).hand
+            pool = d.state.packs[seat] if d.state.phase == "draft" else d.state.seats[seat].hand
             fill = tuple(c for c in sorted(pool) if c not in have)[: need - len(have)]
-            w.picks = put(w.picks, seat, have + fill)
-            kind = "draft_picked" if w.phase == "draft" else "active_picked"
-            w.emit(kind, {"seat": seat, "complete": True})
-            w.emit(kind.replace("picked", "pick"), {"seat": seat, "cards": list(have + fill)}, to=seat)
+            d.set(picks=put(d.state.picks, seat, have + fill))
+            kind = "draft_picked" if d.state.phase == "draft" else "active_picked"
+            d.emit(kind, {"seat": seat, "complete": True})
+            d.emit(kind.replace("picked", "pick"), {"seat": seat, "cards": list(have + fill)}, to=(seat,))
         return
-    if w.prompt is not None and w.prompt.seat == seat:
-        _answer_prompt(w, seat, _default_move(w, w.prompt), check=False)
+    if d.state.prompt is not None and d.state.prompt.seat == seat:
+        _answer_prompt(d, seat, _default_move(d, d.state.prompt), check=False)
 
 
-def _default_move(w: _W, prompt: Prompt) -> Move:
+def _default_move(d: _Draft, prompt: Prompt) -> Move:
     """The default answer to a resolution prompt (§B5, §B6, §B7, §B8.1)."""
     kind = prompt.type
     if kind == "eco_confirm":
         return Eco(True)
     if kind == "effect_choice":
-        choice = default_choice(w, _step_of(prompt))
+        choice = default_choice(d.state, _step_of(prompt))
         return EffectMove(choice=choice) if choice is not None else EffectMove(stop=True)
     if kind == "dial_gain_card":
         return DialGainCard(False)
     if kind == "dial_reward":
-        return DialReward("energy") if w.energy > 0 else DialReward("play_card", w.seat(prompt.seat).hand[0])
+        if d.state.energy > 0:
+            return DialReward("energy")
+        return DialReward("play_card", d.state.seats[prompt.seat].hand[0])
     if kind == "gain_card_source":
-        decks, faceup = _gain_sources(w)
+        decks, faceup = _gain_sources(d.state)
         return GainCard("deck", decks[0]) if decks else GainCard("faceup", card=faceup[0])
     return GainCardKeep(prompt.revealed[0])
 
 
-def _answer_prompt(w: _W, seat: Seat, move: Move, *, check: bool) -> None:
+def _answer_prompt(d: _Draft, seat: Seat, move: Move, *, check: bool) -> None:
     """Apply an answer to the open resolution prompt; ``check`` validates it first (its reasons, in order)."""
-    prompt = w.prompt
+    prompt = d.state.prompt
     assert prompt is not None and prompt.seat == seat
     match move:
         case Eco():
-            w.prompt = None
+            d.set(prompt=None)
             if move.resolve:
-                w.queue = (Task("complete", prompt.card), *w.queue)
+                d.set(queue=(Task("complete", prompt.card), *d.state.queue))
             else:
-                _retract(w, seat, prompt)
+                _retract(d, seat, prompt)
         case EffectMove():
             step = _step_of(prompt)
             if check and move.stop and not step.optional:
                 raise IllegalMove("cannot_stop", "this step is not optional")
-            if check and not move.stop and move.choice not in options(w, step):
+            if check and not move.stop and move.choice not in options(d.state, step):
                 raise IllegalMove("not_an_option", "that choice is not one of the options")
-            w.prompt = None
+            d.set(prompt=None)
             if move.stop:
-                w.emit("step_stopped", {"seat": seat, "card": prompt.card, "step": prompt.step})
+                d.emit("step_stopped", {"seat": seat, "card": prompt.card, "step": prompt.step})
             else:
                 assert move.choice is not None
-                _apply_effect_choice(w, seat, prompt.card, prompt.step, move.choice, prompt.remaining)
+                _apply_effect_choice(d, seat, prompt.card, prompt.step, move.choice, prompt.remaining)
         case DialGainCard():
-            w.prompt = None
+            d.set(prompt=None)
             if move.accept:
-                w.set_seat(seat, dial=0)
-                w.emit("dial_reset", {"seat": seat, "reason": "gain_card"})
-                w.queue = (Task("gain"), *w.queue)
+                _set_seat(d, seat, dial=0)
+                d.emit("dial_reset", {"seat": seat, "reason": "gain_card"})
+                d.set(queue=(Task("gain"), *d.state.queue))
             else:
-                w.emit("dial_gain_declined", {"seat": seat})
+                d.emit("dial_gain_declined", {"seat": seat})
         case DialReward():
-            st = w.seat(seat)
+            st = d.state.seats[seat]
             if check and move.reward == "play_card" and move.card not in st.hand:
                 raise IllegalMove("not_in_hand", "that card is not in your hand")
-            if check and move.reward == "energy" and w.energy <= 0:
+            if check and move.reward == "energy" and d.state.energy <= 0:
                 raise IllegalMove("supply_empty", "the energy supply is empty")
-            w.prompt = None
+            d.set(prompt=None)
             if move.reward == "energy":
-                w.energy -= 1
-                w.set_seat(seat, energy=st.energy + 1, dial=0)
-                w.emit("dial_reward", {"seat": seat, "reward": "energy"})
+                d.set(energy=d.state.energy - 1)
+                _set_seat(d, seat, energy=st.energy + 1, dial=0)
+                d.emit("dial_reward", {"seat": seat, "reward": "energy"})
             else:
                 assert move.card is not None
                 hand = tuple(c for c in st.hand if c != move.card)
-                w.set_seat(seat, hand=hand, tableau=(*st.tableau, _fresh(move.card)), dial=0)
-                w.emit("dial_reward", {"seat": seat, "reward": "play_card", "card": move.card})
+                _set_seat(d, seat, hand=hand, tableau=(*st.tableau, _fresh(move.card)), dial=0)
+                d.emit("dial_reward", {"seat": seat, "reward": "play_card", "card": move.card})
         case GainCard():
-            decks, faceup = _gain_sources(w)
+            decks, faceup = _gain_sources(d.state)
             if check and move.source == "faceup" and move.card not in faceup:
                 raise IllegalMove("not_faceup", "that card is not face up")
-            if check and move.source == "deck" and move.decks not in decks:
+            if check and move.source == "deck" and move.from_ not in decks:
                 raise IllegalMove("empty_deck", "that source would reveal no card")
-            w.prompt = None
+            d.set(prompt=None)
             if move.source == "faceup":
                 assert move.card is not None
-                w.faceup = tuple(c for c in w.faceup if c != move.card)
-                st = w.seat(seat)
-                w.set_seat(seat, hand=_sorted_hand((*st.hand, move.card)))
-                w.emit("card_taken", {"seat": seat, "card": move.card})
+                d.set(faceup=tuple(c for c in d.state.faceup if c != move.card))
+                st = d.state.seats[seat]
+                _set_seat(d, seat, hand=_sorted_hand((*st.hand, move.card)))
+                d.emit("card_taken", {"seat": seat, "card": move.card})
             else:
-                _reveal(w, seat, move.decks)
+                assert move.from_ is not None
+                _reveal(d, seat, move.from_)
         case GainCardKeep():
             if check and move.card not in prompt.revealed:
                 raise IllegalMove("not_revealed", "that card was not revealed to you")
-            w.prompt = None
-            _keep_card(w, seat, move.card, prompt.revealed)
+            d.set(prompt=None)
+            _keep_card(d, seat, move.card, prompt.revealed)
         case _:
             raise AssertionError(move)
 
 
-def _retract(w: _W, seat: Seat, prompt: Prompt) -> None:
+def _retract(d: _Draft, seat: Seat, prompt: Prompt) -> None:
     """§B6 item 1, `resolve: false`: the cube goes back to the available cubes and the dial turns."""
-    st = w.seat(seat)
+    st = d.state.seats[seat]
     tableau = tuple(
         _cubes(ip, put(ip.cubes, prompt.slot, False)) if ip.card == prompt.card else ip for ip in st.tableau
     )
-    w.set_seat(seat, tableau=tableau, energy=st.energy + 1)
-    w.emit("eco_retracted", {"seat": seat, "card": prompt.card, "slot": prompt.slot})
-    w.queue = (Task("rotate"), *w.queue)
+    _set_seat(d, seat, tableau=tableau, energy=st.energy + 1)
+    d.emit("eco_retracted", {"seat": seat, "card": prompt.card, "slot": prompt.slot})
+    d.set(queue=(Task("rotate"), *d.state.queue))
 
 
-def _reveal(w: _W, seat: Seat, decks: tuple[str, ...]) -> None:
+def _reveal(d: _Draft, seat: Seat, decks: tuple[str, ...]) -> None:
     """§B7: reveal the named top cards to the seat only, rebuilding an empty deck from its discards."""
     revealed: list[str] = []
     for back in decks:
-        if not w.deck(back):
-            _rebuild(w, back)
-        deck = w.deck(back)
+        if not _deck(d.state, back):
+            _rebuild(d, back)
+        deck = _deck(d.state, back)
         if deck:
             revealed.append(deck[0])
-            w.set_deck(back, deck[1:])
-    w.emit("cards_revealed", {"seat": seat, "backs": [back_of(c) for c in revealed]})
-    w.emit("cards_revealed", {"seat": seat, "cards": revealed}, to=seat)
+            _set_deck(d, back, deck[1:])
+    d.emit("cards_revealed", {"seat": seat, "backs": [back_of(c) for c in revealed]})
+    d.emit("cards_revealed", {"seat": seat, "cards": revealed}, to=(seat,))
     if len(revealed) == 1:
-        _keep_card(w, seat, revealed[0], tuple(revealed))
+        _keep_card(d, seat, revealed[0], tuple(revealed))
     else:
-        w.prompt = Prompt("gain_card_keep", seat, revealed=tuple(revealed))
+        d.set(prompt=Prompt("gain_card_keep", seat, revealed=tuple(revealed)))
 
 
-def _rebuild(w: _W, back: str) -> None:
+def _rebuild(d: _Draft, back: str) -> None:
     """§B7 [D]: an empty deck is rebuilt from every discarded card of its back (shuffled)."""
-    cards = [c for c in w.discard if back_of(c) == back]
+    cards = [c for c in d.state.discard if back_of(c) == back]
     if not cards:
         return
-    w.discard = tuple(c for c in w.discard if back_of(c) != back)
-    w.set_deck(back, tuple(shuffled(sorted(cards), rng(w.seed, "rebuild", w.rebuilds, back))))
-    w.rebuilds += 1
-    w.emit("deck_rebuilt", {"back": back, "size": len(cards)})
+    d.set(discard=tuple(c for c in d.state.discard if back_of(c) != back))
+    _set_deck(d, back, tuple(shuffled(sorted(cards), rng(d.state.seed, "rebuild", d.state.rebuilds, back))))
+    d.set(rebuilds=d.state.rebuilds + 1)
+    d.emit("deck_rebuilt", {"back": back, "size": len(cards)})
 
 
-def _keep_card(w: _W, seat: Seat, card: str, revealed: tuple[str, ...]) -> None:
+def _keep_card(d: _Draft, seat: Seat, card: str, revealed: tuple[str, ...]) -> None:
     """The kept card goes to the hand, the other revealed one face up (§B7)."""
-    st = w.seat(seat)
-    w.set_seat(seat, hand=_sorted_hand((*st.hand, card)))
-    w.emit("card_kept", {"seat": seat, "back": back_of(card)})
-    w.emit("card_kept", {"seat": seat, "card": card}, to=seat)
+    st = d.state.seats[seat]
+    _set_seat(d, seat, hand=_sorted_hand((*st.hand, card)))
+    d.emit("card_kept", {"seat": seat, "back": back_of(card)})
+    d.emit("card_kept", {"seat": seat, "card": card}, to=(seat,))
     for other in revealed:
         if other != card:
-            w.faceup = (*w.faceup, other)
-            w.emit("faceup_added", {"card": other})
+            d.set(faceup=(*d.state.faceup, other))
+            d.emit("faceup_added", {"card": other})
 
 
-def _apply_effect_choice(w: _W, seat: Seat, card: str, step_i: int, choice: Choice, remaining: int) -> None:
+def _apply_effect_choice(d: _Draft, seat: Seat, card: str, step_i: int, choice: Choice, remaining: int) -> None:
     """Apply one choice of a step; the step continues while iterations remain."""
     step = CARDS[card].effects[step_i]
-    kind, data = apply_choice(w, step, choice)
-    w.emit(kind, {"seat": seat, "card": card, **data})
+    changes, kind, data = apply_choice(d.state, step, choice)
+    d.set(**changes)
+    d.emit(kind, {"seat": seat, "card": card, **data})
     if remaining > 1:
-        w.queue = (Task("step", card, step=step_i, remaining=remaining - 1), *w.queue)
+        d.set(queue=(Task("step", card, step=step_i, remaining=remaining - 1), *d.state.queue))
 
 
 # --- the driver: draws, respond, resolution, end of round -----------------------------------
 
 
-def _run(w: _W) -> None:
+def _run(d: _Draft) -> None:
     """Advance until a seat must answer or the game is over (§B4, §B4.2)."""
     while True:
-        phase = w.phase
+        phase = d.state.phase
         if phase == "finished":
             return
-        if w.prompt is not None:
-            if w.seat(w.prompt.seat).resigned:
-                _answer_prompt(w, w.prompt.seat, _default_move(w, w.prompt), check=False)
+        if d.state.prompt is not None:
+            if d.state.seats[d.state.prompt.seat].resigned:
+                _answer_prompt(d, d.state.prompt.seat, _default_move(d, d.state.prompt), check=False)
                 continue
             return
         if phase == "respond":
-            if any(not w.seat(s).resigned and not _respond_complete(w, s) for s in range(w.players)):
+            if any(not d.state.seats[s].resigned and not _respond_complete(d.state, s) for s in range(d.state.players)):
                 return
-            _close_respond(w)
+            _close_respond(d)
         elif phase == "resolve":
-            if w.queue:
-                task, w.queue = w.queue[0], w.queue[1:]
-                _do_task(w, task)
+            if d.state.queue:
+                task = d.state.queue[0]
+                d.set(queue=d.state.queue[1:])
+                _do_task(d, task)
                 continue
-            assert w.cursor is not None
-            nxt = (w.cursor + 1) % w.players
-            if nxt == w.harbinger:
-                _end_draw(w)
+            assert d.state.cursor is not None
+            nxt = (d.state.cursor + 1) % d.state.players
+            if nxt == d.state.harbinger:
+                _end_draw(d)
             else:
-                _start_seat(w, nxt)
+                _start_seat(d, nxt)
         else:  # draft or choose_active
-            for s in range(w.players):
-                if w.seat(s).resigned:
-                    _default_answer(w, s)
-            if any(len(w.picks[s]) < _picks_needed(w, s) for s in range(w.players)):
+            for s in range(d.state.players):
+                if d.state.seats[s].resigned:
+                    _default_answer(d, s)
+            if any(len(d.state.picks[s]) < _picks_needed(d.state, s) for s in range(d.state.players)):
                 return
             if phase == "draft":
-                _close_draft_round(w)
+                _close_draft_round(d)
             else:
-                _close_choose(w)
+                _close_choose(d)
 
 
-def _close_draft_round(w: _W) -> None:
+def _close_draft_round(d: _Draft) -> None:
     """§B3.2: picks go to the hands; the packs pass (blue left, brown right) or go back to the deck."""
-    drafting = _drafting(w)
-    seats, packs = list(w.seats), list(w.packs)
+    drafting = _drafting(d.state)
+    seats, packs = list(d.state.seats), list(d.state.packs)
     for s in drafting:
-        seats[s] = _seat_with(seats[s], hand=_sorted_hand(seats[s].hand + w.picks[s]))
-        packs[s] = tuple(c for c in packs[s] if c not in w.picks[s])
-    w.seats = tuple(seats)
-    w.picks = ((),) * w.players
-    w.replaced = (0,) * w.players
-    w.draft_left -= 1
-    back = w.draft_color
-    if w.draft_left > 0:
+        seats[s] = _seat_with(seats[s], hand=_sorted_hand(seats[s].hand + d.state.picks[s]))
+        packs[s] = tuple(c for c in packs[s] if c not in d.state.picks[s])
+    n = d.state.players
+    d.set(seats=tuple(seats), picks=((),) * n, replaced=(0,) * n, draft_left=d.state.draft_left - 1)
+    back = d.state.draft_color
+    if d.state.draft_left > 0:
         step = 1 if back == "blue" else -1
         passed = list(packs)
         for i, s in enumerate(drafting):
             passed[drafting[(i + step) % len(drafting)]] = packs[s]
-        w.packs = tuple(passed)
-        w.emit("draft_passed", {"back": back, "direction": "left" if step == 1 else "right"})
+        d.set(packs=tuple(passed))
+        d.emit("draft_passed", {"back": back, "direction": "left" if step == 1 else "right"})
         for s in drafting:
-            w.emit("pack_received", {"seat": s, "cards": list(w.packs[s])}, to=s)
+            d.emit("pack_received", {"seat": s, "cards": list(d.state.packs[s])}, to=(s,))
         return
     leftovers = [c for s in drafting for c in packs[s]]
-    w.packs = ((),) * w.players
-    w.set_deck(back, tuple(shuffled(sorted([*w.deck(back), *leftovers]), rng(w.seed, "draft", back))))
-    w.emit("draft_ended", {"back": back})
+    d.set(packs=((),) * n)
+    _set_deck(d, back, tuple(shuffled(sorted([*_deck(d.state, back), *leftovers]), rng(d.state.seed, "draft", back))))
+    d.emit("draft_ended", {"back": back})
     if back == "blue":
-        _open_draft(w, "brown")
+        _open_draft(d, "brown")
     else:
-        _open_choose(w)
+        _open_choose(d)
 
 
-def _close_choose(w: _W) -> None:
+def _close_choose(d: _Draft) -> None:
     """§B3.2 item 3: the chosen cards enter the tableaux (public); the game goes to its first draw."""
-    for s in range(w.players):
-        chosen = w.picks[s]
+    for s in range(d.state.players):
+        chosen = d.state.picks[s]
         if not chosen:
             continue
-        st = w.seat(s)
-        w.set_seat(
+        st = d.state.seats[s]
+        _set_seat(
+            d,
             s,
             tableau=st.tableau + tuple(_fresh(c) for c in sorted(chosen)),
             hand=tuple(c for c in st.hand if c not in chosen),
         )
-        w.emit("active_chosen", {"seat": s, "cards": sorted(chosen)})
-    w.picks = ((),) * w.players
-    w.choose = (0,) * w.players
-    _draw(w)
+        d.emit("active_chosen", {"seat": s, "cards": sorted(chosen)})
+    d.set(picks=((),) * d.state.players, choose=(0,) * d.state.players)
+    _draw(d)
 
 
-def _draw(w: _W) -> None:
+def _draw(d: _Draft) -> None:
     """§B4 step 1: the server draws 1 token (2 with two players) and opens `respond`."""
+    st = d.state
     tokens: list[str] = []
-    bag = list(w.bag)
-    for i in range(2 if w.players == 2 else 1):
+    bag = list(st.bag)
+    forced = st.forced
+    for i in range(2 if st.players == 2 else 1):
         token = None
-        if w.forced:
-            head = w.forced[0]
+        if forced:
+            head = forced[0]
             if bag[TOKENS.index(head)] > 0:
-                token, w.forced = head, w.forced[1:]
+                token, forced = head, forced[1:]
             else:
-                w.forced = ()  # §B3.3: the rest of the list is dropped
+                forced = ()  # §B3.3: the rest of the list is dropped
         if token is None:
             pool = [t for t, k in zip(TOKENS, bag, strict=True) for _ in range(k)]
-            token = pick(pool, rng(w.seed, "draw", w.draws_total, i))
+            token = pick(pool, rng(st.seed, "draw", st.draws_total, i))
         bag[TOKENS.index(token)] -= 1
         tokens.append(token)
-    w.bag = tuple(bag)
-    w.current_draw = tuple(tokens)
-    w.drawn_this_round = w.drawn_this_round + w.current_draw
-    w.draw += 1
-    w.draws_total += 1
-    w.emit(
-        "token_drawn",
-        {"tokens": tokens, "round": w.round, "draw": w.draw, "harbinger": w.harbinger, "tiebreak": w.tiebreak},
+    current = tuple(tokens)
+    d.set(
+        forced=forced,
+        bag=tuple(bag),
+        current_draw=current,
+        drawn_this_round=st.drawn_this_round + current,
+        draw=st.draw + 1,
+        draws_total=st.draws_total + 1,
     )
-    _open_respond(w)
+    d.emit(
+        "token_drawn",
+        {"tokens": tokens, "round": st.round, "draw": st.draw + 1, "harbinger": st.harbinger, "tiebreak": st.tiebreak},
+    )
+    _open_respond(d)
 
 
-def _open_respond(w: _W) -> None:
+def _open_respond(d: _Draft) -> None:
     """§B4 step 2: seats without a legal placement for a token answer `rotate` at once (public)."""
-    w.phase = "respond"
     answers, auto = [], []
-    for s, st in enumerate(w.seats):
-        rotated = tuple(i for i, t in enumerate(w.current_draw) if st.resigned or not _can_place(st, t))
+    for s, st in enumerate(d.state.seats):
+        rotated = tuple(i for i, t in enumerate(d.state.current_draw) if st.resigned or not _can_place(st, t))
         auto.append(rotated)
         answers.append(tuple(Answer(i, "rotate") for i in rotated))
         if rotated:
-            w.emit("auto_rotated", {"seat": s, "tokens": list(rotated)})
-    w.answers, w.auto = tuple(answers), tuple(auto)
-    w.replaced = (0,) * w.players
+            d.emit("auto_rotated", {"seat": s, "tokens": list(rotated)})
+    d.set(phase="respond", answers=tuple(answers), auto=tuple(auto), replaced=(0,) * d.state.players)
 
 
-def _close_respond(w: _W) -> None:
+def _close_respond(d: _Draft) -> None:
     """§B4 step 3: every answer becomes public; resolution starts with the Harbinger."""
-    w.emit("respond_closed", {"answers": [[_answer_json(a) for a in seat_answers] for seat_answers in w.answers]})
-    w.phase = "resolve"
-    w.eco_seats = ()
-    w.auto = ((),) * w.players
-    w.replaced = (0,) * w.players
-    _start_seat(w, w.harbinger)
+    d.emit("respond_closed", {"answers": [[a.to_json() for a in seat_answers] for seat_answers in d.state.answers]})
+    n = d.state.players
+    d.set(phase="resolve", eco_seats=(), auto=((),) * n, replaced=(0,) * n)
+    _start_seat(d, d.state.harbinger)
 
 
-def _start_seat(w: _W, seat: Seat) -> None:
+def _start_seat(d: _Draft, seat: Seat) -> None:
     """Move the cursor to ``seat`` and queue its answers in order (§B4.2)."""
-    w.cursor = seat
-    w.queue = tuple(
+    queue = tuple(
         Task("rotate") if a.kind == "rotate" else Task("place", a.card, a.slot, a.src_card, a.src_slot)
-        for a in w.answers[seat]
+        for a in d.state.answers[seat]
     )
+    d.set(cursor=seat, queue=queue)
 
 
-def _do_task(w: _W, task: Task) -> None:
+def _do_task(d: _Draft, task: Task) -> None:
     """One unit of the cursor seat's resolution (§B4.2, §B5, §B6, §B8)."""
-    seat = w.cursor
+    seat = d.state.cursor
     assert seat is not None
     kind = task.kind
     if kind == "rotate":
-        _rotate(w, seat)
+        _rotate(d, seat)
     elif kind == "place":
-        _place(w, seat, task)
+        _place(d, seat, task)
     elif kind == "complete":
-        _complete(w, seat, task.card)
+        _complete(d, seat, task.card)
     elif kind == "step":
-        _run_step(w, seat, task)
+        _run_step(d, seat, task)
     elif kind == "gain":
-        decks, faceup = _gain_sources(w)
+        decks, faceup = _gain_sources(d.state)
         if decks or faceup:
-            w.prompt = Prompt("gain_card_source", seat)
+            d.set(prompt=Prompt("gain_card_source", seat))
         else:
-            w.emit("gain_nothing", {"seat": seat})
+            d.emit("gain_nothing", {"seat": seat})
     else:  # finish
-        _finish_card(w, seat, task.card)
+        _finish_card(d, seat, task.card)
 
 
-def _rotate(w: _W, seat: Seat) -> None:
+def _rotate(d: _Draft, seat: Seat) -> None:
     """§B5: turn the dial; at 2 offer a card, at 3 grant a reward (or reset when none is possible)."""
-    st = w.seat(seat)
+    st = d.state.seats[seat]
     dial = st.dial + 1
-    w.set_seat(seat, dial=dial)
-    w.emit("dial_rotated", {"seat": seat, "dial": dial})
+    _set_seat(d, seat, dial=dial)
+    d.emit("dial_rotated", {"seat": seat, "dial": dial})
     if dial == 2:
-        w.prompt = Prompt("dial_gain_card", seat)
+        d.set(prompt=Prompt("dial_gain_card", seat))
     elif dial >= 3:
-        if st.hand or w.energy > 0:
-            w.prompt = Prompt("dial_reward", seat)
+        if st.hand or d.state.energy > 0:
+            d.set(prompt=Prompt("dial_reward", seat))
         else:
-            w.set_seat(seat, dial=0)
-            w.emit("dial_reward_none", {"seat": seat})
+            _set_seat(d, seat, dial=0)
+            d.emit("dial_reward_none", {"seat": seat})
 
 
-def _place(w: _W, seat: Seat, task: Task) -> None:
+def _place(d: _Draft, seat: Seat, task: Task) -> None:
     """§B4.2 place: the cube goes on the slot (a moved cube leaves its slot first); a full card is an ECO."""
-    st = w.seat(seat)
+    st = d.state.seats[seat]
     energy = st.energy
     tableau = list(st.tableau)
     index = {ip.card: i for i, ip in enumerate(tableau)}
@@ -1298,164 +1204,168 @@ def _place(w: _W, seat: Seat, task: Task) -> None:
     i = index[task.card]
     ip = _cubes(tableau[i], put(tableau[i].cubes, task.slot, True))
     tableau[i] = ip
-    w.set_seat(seat, tableau=tuple(tableau), energy=energy)
+    _set_seat(d, seat, tableau=tuple(tableau), energy=energy)
     src = {"card": task.src_card, "slot": task.src_slot} if moved else None
-    w.emit("cube_placed", {"seat": seat, "card": task.card, "slot": task.slot, "from": src})
+    d.emit("cube_placed", {"seat": seat, "card": task.card, "slot": task.slot, "from": src})
     if not ip.complete:
         return
-    if any(s != seat for s in w.eco_seats):  # §B6 item 1: an earlier seat resolved an ECO in this draw
-        w.prompt = Prompt(
-            "eco_confirm", seat, task.card, task.slot, task.src_card if moved else "", task.src_slot if moved else -1
+    if any(s != seat for s in d.state.eco_seats):  # §B6 item 1: an earlier seat resolved an ECO in this draw
+        d.set(
+            prompt=Prompt(
+                "eco_confirm",
+                seat,
+                task.card,
+                task.slot,
+                task.src_card if moved else "",
+                task.src_slot if moved else -1,
+            )
         )
     else:
-        w.queue = (Task("complete", task.card), *w.queue)
+        d.set(queue=(Task("complete", task.card), *d.state.queue))
 
 
-def _complete(w: _W, seat: Seat, card: str) -> None:
+def _complete(d: _Draft, seat: Seat, card: str) -> None:
     """§B6 items 2–3: the cubes come back, then the effects run top to bottom."""
-    st = w.seat(seat)
+    st = d.state.seats[seat]
     tableau = list(st.tableau)
     i = next(k for k, ip in enumerate(tableau) if ip.card == card)
     back = sum(tableau[i].cubes)
     tableau[i] = _cubes(tableau[i], (False,) * len(tableau[i].cubes))
-    w.set_seat(seat, tableau=tuple(tableau), energy=st.energy + back)
-    if seat not in w.eco_seats:
-        w.eco_seats = (*w.eco_seats, seat)
-    w.binds, w.removed = {}, []
-    w.emit("eco", {"seat": seat, "card": card, "cubes_returned": back})
+    _set_seat(d, seat, tableau=tuple(tableau), energy=st.energy + back)
+    eco_seats = d.state.eco_seats if seat in d.state.eco_seats else (*d.state.eco_seats, seat)
+    d.emit("eco", {"seat": seat, "card": card, "cubes_returned": back})
     steps = CARDS[card].effects
-    w.queue = (
+    queue = (
         *(Task("step", card, step=k, remaining=s.count) for k, s in enumerate(steps)),
         Task("finish", card),
-        *w.queue,
+        *d.state.queue,
     )
+    d.set(eco_seats=eco_seats, binds=(), removed=(), queue=queue)
 
 
-def _run_step(w: _W, seat: Seat, task: Task) -> None:
+def _run_step(d: _Draft, seat: Seat, task: Task) -> None:
     """§B8.1: one step, or one iteration of a placement-type step."""
     step = CARDS[task.card].effects[task.step]
     op = step.op
     if op == "score":
-        vp = score_value(w, step)
-        st = w.seat(seat)
-        w.set_seat(seat, score=st.score + vp)
-        w.emit("scored", {"seat": seat, "card": task.card, "vp": vp, "score": st.score + vp})
+        vp = score_value(d.state, step)
+        st = d.state.seats[seat]
+        _set_seat(d, seat, score=st.score + vp)
+        d.emit("scored", {"seat": seat, "card": task.card, "vp": vp, "score": st.score + vp})
     elif op == "gain_energy":
-        k = min(step.count, w.energy)
-        w.energy -= k
-        w.set_seat(seat, energy=w.seat(seat).energy + k)
-        w.emit("energy_gained", {"seat": seat, "card": task.card, "count": k})
+        k = min(step.count, d.state.energy)
+        d.set(energy=d.state.energy - k)
+        _set_seat(d, seat, energy=d.state.seats[seat].energy + k)
+        d.emit("energy_gained", {"seat": seat, "card": task.card, "count": k})
     elif op == "gain_card":
-        w.queue = (*(Task("gain") for _ in range(step.count)), *w.queue)
+        d.set(queue=(*(Task("gain") for _ in range(step.count)), *d.state.queue))
     else:
         assert op in PLACEMENT_OPS
-        opts = options(w, step)
+        opts = options(d.state, step)
         if not opts:
-            w.emit("step_no_target", {"seat": seat, "card": task.card, "step": task.step, "op": op})
+            d.emit("step_no_target", {"seat": seat, "card": task.card, "step": task.step, "op": op})
         elif len(opts) == 1 and not step.optional:
-            _apply_effect_choice(w, seat, task.card, task.step, opts[0], task.remaining)
+            _apply_effect_choice(d, seat, task.card, task.step, opts[0], task.remaining)
         else:
-            w.prompt = Prompt("effect_choice", seat, task.card, step=task.step, remaining=task.remaining)
+            d.set(prompt=Prompt("effect_choice", seat, task.card, step=task.step, remaining=task.remaining))
 
 
-def _finish_card(w: _W, seat: Seat, card: str) -> None:
+def _finish_card(d: _Draft, seat: Seat, card: str) -> None:
     """§B6 item 4: one use fewer; the last use sends the card to the public discard pile."""
-    st = w.seat(seat)
-    w.binds, w.removed = {}, []
+    st = d.state.seats[seat]
+    d.set(binds=(), removed=())
     ip = next(ip for ip in st.tableau if ip.card == card)
     if ip.uses_left <= 1:
-        w.set_seat(seat, tableau=tuple(x for x in st.tableau if x.card != card))
-        w.discard = (*w.discard, card)
-        w.emit("card_discarded", {"seat": seat, "card": card})
+        _set_seat(d, seat, tableau=tuple(x for x in st.tableau if x.card != card))
+        d.set(discard=(*d.state.discard, card))
+        d.emit("card_discarded", {"seat": seat, "card": card})
     else:
-        w.set_seat(
-            seat, tableau=tuple(InPlay(x.card, x.uses_left - 1, x.cubes) if x.card == card else x for x in st.tableau)
-        )
-        w.emit("card_used", {"seat": seat, "card": card, "uses_left": ip.uses_left - 1})
+        tableau = tuple(InPlay(x.card, x.uses_left - 1, x.cubes) if x.card == card else x for x in st.tableau)
+        _set_seat(d, seat, tableau=tableau)
+        d.emit("card_used", {"seat": seat, "card": card, "uses_left": ip.uses_left - 1})
 
 
-def _top(w: _W) -> list[Seat]:
+def _top(d: _Draft) -> list[Seat]:
     """The active seats with the highest score."""
-    active = _active_seats(w)
-    best = max(w.seat(s).score for s in active)
-    return [s for s in active if w.seat(s).score == best]
+    active = _active_seats(d.state)
+    best = max(d.state.seats[s].score for s in active)
+    return [s for s in active if d.state.seats[s].score == best]
 
 
-def _end_draw(w: _W) -> None:
+def _end_draw(d: _Draft) -> None:
     """After a resolution: next draw, end of round (§B4.3), or the end check and tiebreak (§B9)."""
-    w.cursor = None
-    w.queue = ()
-    w.eco_seats = ()
-    w.answers = ((),) * w.players
-    w.auto = ((),) * w.players
-    w.replaced = (0,) * w.players
-    if w.tiebreak:
-        top = _top(w)
-        if len(top) == 1 or w.tiebreak_draws >= TIEBREAK_LIMIT:
-            _finish(w, "target_score", tuple(top))
+    n = d.state.players
+    d.set(cursor=None, queue=(), eco_seats=(), answers=((),) * n, auto=((),) * n, replaced=(0,) * n)
+    if d.state.tiebreak:
+        top = _top(d)
+        if len(top) == 1 or d.state.tiebreak_draws >= TIEBREAK_LIMIT:
+            _finish(d, "target_score", tuple(top))
         else:
-            _start_tiebreak(w, top)
+            _start_tiebreak(d, top)
         return
-    if "wild" not in w.current_draw:
-        _draw(w)
+    if "wild" not in d.state.current_draw:
+        _draw(d)
         return
-    w.emit("round_ended", {"round": w.round})
-    active = _active_seats(w)
-    if any(w.seat(s).score >= w.config.target_score for s in active):
-        top = _top(w)
+    d.emit("round_ended", {"round": d.state.round})
+    active = _active_seats(d.state)
+    if any(d.state.seats[s].score >= d.state.config.target_score for s in active):
+        top = _top(d)
         if len(top) == 1:
-            _finish(w, "target_score", tuple(top))
+            _finish(d, "target_score", tuple(top))
         else:
-            _start_tiebreak(w, top)
+            _start_tiebreak(d, top)
         return
-    if w.round >= ROUND_LIMIT:
-        _finish(w, "round_limit", tuple(_top(w)))
+    if d.state.round >= ROUND_LIMIT:
+        _finish(d, "round_limit", tuple(_top(d)))
         return
-    w.bag = BAG_COUNTS
-    w.drawn_this_round = ()
-    w.harbinger = (w.harbinger + 1) % w.players
-    w.round += 1
-    w.draw = 0
-    w.emit("round_started", {"round": w.round, "harbinger": w.harbinger})
-    _draw(w)
+    d.set(bag=BAG_COUNTS, drawn_this_round=(), harbinger=(d.state.harbinger + 1) % n, round=d.state.round + 1, draw=0)
+    d.emit("round_started", {"round": d.state.round, "harbinger": d.state.harbinger})
+    _draw(d)
 
 
-def _start_tiebreak(w: _W, tied: list[Seat]) -> None:
+def _start_tiebreak(d: _Draft, tied: list[Seat]) -> None:
     """§B9 tiebreak: the next seat becomes Harbinger, the bag is refilled, one more draw."""
-    w.harbinger = (w.harbinger + 1) % w.players
-    w.bag = BAG_COUNTS
-    w.drawn_this_round = ()
-    w.tiebreak = True
-    w.tiebreak_draws += 1
-    w.draw = 0
-    w.emit("tiebreak_started", {"tied": tied, "harbinger": w.harbinger, "tiebreak_draws": w.tiebreak_draws})
-    _draw(w)
+    d.set(
+        harbinger=(d.state.harbinger + 1) % d.state.players,
+        bag=BAG_COUNTS,
+        drawn_this_round=(),
+        tiebreak=True,
+        tiebreak_draws=d.state.tiebreak_draws + 1,
+        draw=0,
+    )
+    st = d.state
+    d.emit("tiebreak_started", {"tied": tied, "harbinger": st.harbinger, "tiebreak_draws": st.tiebreak_draws})
+    _draw(d)
 
 
-def _finish(w: _W, reason: str, winners: tuple[Seat, ...]) -> None:
+def _finish(d: _Draft, reason: str, winners: tuple[Seat, ...]) -> None:
     """End the match; cards out of play (packs, revealed) go back to their decks."""
-    if any(w.packs):  # a draft cut short by resignations: the packs go back under their deck
-        w.set_deck(w.draft_color, w.deck(w.draft_color) + tuple(sorted(c for p in w.packs for c in p)))
-        w.packs = ((),) * w.players
-    if w.prompt is not None:  # cards revealed to a seat that resigned out of the game go back on top
-        for card in reversed(w.prompt.revealed):
-            w.set_deck(back_of(card), (card, *w.deck(back_of(card))))
-    w.phase = "finished"
-    w.prompt = None
-    w.cursor = None
-    w.queue = ()
-    w.answers = ((),) * w.players
-    w.auto = ((),) * w.players
-    w.picks = ((),) * w.players
-    w.winners = tuple(sorted(winners))
-    w.reason = reason
-    w.emit(
+    n = d.state.players
+    if any(d.state.packs):  # a draft cut short by resignations: the packs go back under their deck
+        back, packs = d.state.draft_color, d.state.packs
+        _set_deck(d, back, _deck(d.state, back) + tuple(sorted(c for p in packs for c in p)))
+        d.set(packs=((),) * n)
+    if d.state.prompt is not None:  # cards revealed to a seat that resigned out of the game go back on top
+        for card in reversed(d.state.prompt.revealed):
+            _set_deck(d, back_of(card), (card, *_deck(d.state, back_of(card))))
+    d.set(
+        phase="finished",
+        prompt=None,
+        cursor=None,
+        queue=(),
+        answers=((),) * n,
+        auto=((),) * n,
+        picks=((),) * n,
+        winners=tuple(sorted(winners)),
+        reason=reason,
+    )
+    d.emit(
         "game_over",
         {
-            "winners": list(w.winners),
+            "winners": list(d.state.winners),
             "reason": reason,
-            "scores": [st.score for st in w.seats],
-            "tiebreak_draws": w.tiebreak_draws,
+            "scores": [st.score for st in d.state.seats],
+            "tiebreak_draws": d.state.tiebreak_draws,
         },
     )
 
@@ -1519,3 +1429,11 @@ def invariant_violations(state: State) -> list[str]:
 
 _ALL_CARDS = sorted(CARD_IDS)
 _BLUE = frozenset(c for c in CARD_IDS if CARDS[c].back == "blue")
+
+
+def heuristic(state: State, seat: Seat) -> float:
+    """Score lead, plus a little for cubes already on cards and cubes in hand."""
+    st = state.seats[seat]
+    best_other = max((o.score for i, o in enumerate(state.seats) if i != seat), default=0)
+    placed = sum(sum(ip.cubes) / len(ip.cubes) for ip in st.tableau)
+    return st.score - best_other + 0.5 * placed + 0.1 * st.energy + 0.2 * len(st.hand)

@@ -1,13 +1,18 @@
-"""Ecos constants, state values and moves (ecos.md §B2, §B3.3, §B4.1, §B10). Frozen dataclasses with tuples."""
+"""Ecos constants and values: state, config, moves and the view (docs/rules/ecos.md §B2, §B3.3, §B4.1, §B10, §B11).
+
+Frozen dataclasses with tuples. The move dataclasses carry their JSON shape (``TYPE``, ``DESCRIPTION``,
+`kit.arg`): `codec.py` builds the move codec from them.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, ClassVar, Literal, TypedDict
 
-from games.engines.ecos.board import Hex, Tile
-from games.engines.ecos.cards import CARDS, ELEMENTS
-from games.engines.ecos.effects import Choice
+from games.engines.base import JSON, InvalidMove
+from games.engines.ecos.board import SPECIES, Hex, Tile, hex_key, parse_hex
+from games.engines.ecos.cards import CARD_IDS, CARDS, ELEMENTS
+from games.engines.kit import arg
 
 # --- 1. constants ---------------------------------------------------------------------------
 
@@ -27,6 +32,11 @@ START_MAPS: dict[str, tuple[tuple[Hex, str], ...]] = {  # §B3 item 1
 HAND_SIZE = {"blue": 4, "brown": 8}  # §B3.2: per seat after the draft (3–6 players)
 PACK_SIZE = {"blue": 5, "brown": 9}  # §B3.2 (and §B3.1 [I] for two players)
 TWO_PLAYER_DEAL = {"blue": 2, "brown": 4}  # §B3.1: extra cards a 2-player seat gets straight away
+DECK_SOURCES: tuple[tuple[str, ...], ...] = (
+    ("brown", "brown"),
+    ("blue", "brown"),
+    ("blue", "blue"),
+)  # §B7; default first
 ACTIVE_COUNT = 3  # §B3.2 item 3 (5 in a 2-player game, §B3.1)
 # Limits the page does not state, so that every match ends and `max_moves` is a real bound [D]:
 ROUND_LIMIT = 50  # the game also ends after the round-ending wild of round 50 (reason "round_limit")
@@ -44,11 +54,11 @@ class Config:
     """The match options (§B3.3) and the player count."""
 
     players: int
-    target_score: int = DEFAULT_TARGET
-    cards: str = "preset"
-    preset_seats: tuple[int, ...] = ()
-    start_map: str = "standard"
-    setup: str | None = None  # the `setup` fixture as canonical JSON text
+    target_score: int
+    cards: str
+    preset_seats: tuple[int, ...]
+    start_map: str
+    setup: str | None  # the `setup` fixture as canonical JSON text
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +96,15 @@ class Answer:
     slot: int = -1
     src_card: str = ""  # move_cube_from
     src_slot: int = -1
+
+    def to_json(self) -> JSON:
+        """The answer as JSON (§B4.1)."""
+        if self.kind == "rotate":
+            return {"token": self.token, "type": "rotate"}
+        out: JSON = {"token": self.token, "type": "place", "card": self.card, "slot": self.slot}
+        if self.src_card:
+            out["move_cube_from"] = {"card": self.src_card, "slot": self.src_slot}
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,91 +191,260 @@ STATE_FIELDS = tuple(State.__dataclass_fields__)
 
 
 # --- moves (§B3.2, §B4.1, §B5, §B6, §B7, §B8.1) --------------------------------------------
+# Each JSON member that a type cannot check is parsed by a hook below (raising `InvalidMove`);
+# the rules that tie two members together are checked in ``__post_init__``.
+
+
+def _bad(message: str) -> InvalidMove:
+    return InvalidMove(f"not an Ecos move: {message}")
+
+
+def _keys(raw: JSON, allowed: set[str], required: set[str]) -> None:
+    extra = set(raw) - allowed
+    missing = required - set(raw)
+    if extra:
+        raise _bad(f"unknown field(s) {sorted(extra)}")
+    if missing:
+        raise _bad(f"missing field(s) {sorted(missing)}")
+
+
+def _card(value: Any) -> str:
+    if not isinstance(value, str) or value not in CARDS:
+        raise _bad(f"unknown card {value!r}")
+    return value
+
+
+def _slot(card: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < len(CARDS[card].slots):
+        raise _bad(f"card {card} has no slot {value!r}")
+    return int(value)
+
+
+def _parse_answer(raw: Any) -> Answer:
+    """One entry of a `respond` move (§B4.1)."""
+    if not isinstance(raw, dict):
+        raise _bad("an answer is an object")
+    kind = raw.get("type")
+    token = raw.get("token")
+    if isinstance(token, bool) or not isinstance(token, int) or not 0 <= token <= 1:
+        raise _bad("answer token must be 0 or 1")
+    if kind == "rotate":
+        _keys(raw, {"token", "type"}, {"token", "type"})
+        return Answer(token, "rotate")
+    if kind != "place":
+        raise _bad("answer type must be 'place' or 'rotate'")
+    _keys(raw, {"token", "type", "card", "slot", "move_cube_from"}, {"token", "type", "card", "slot"})
+    card = _card(raw["card"])
+    slot = _slot(card, raw["slot"])
+    if "move_cube_from" not in raw:
+        return Answer(token, "place", card, slot)
+    src = raw["move_cube_from"]
+    if not isinstance(src, dict):
+        raise _bad("move_cube_from must be an object")
+    _keys(src, {"card", "slot"}, {"card", "slot"})
+    src_card = _card(src["card"])
+    return Answer(token, "place", card, slot, src_card, _slot(src_card, src["slot"]))
+
+
+def _answers(raw: Any) -> tuple[Answer, ...]:
+    if not isinstance(raw, list) or not 1 <= len(raw) <= 2:
+        raise _bad("answers must be a list of 1 or 2 entries")
+    return tuple(_parse_answer(a) for a in raw)
+
+
+def _dump_answers(answers: tuple[Answer, ...]) -> list[JSON]:
+    return [a.to_json() for a in answers]
+
+
+def _cards(raw: Any) -> tuple[str, ...]:
+    """The ``cards`` list of a pick move."""
+    if not isinstance(raw, list) or not 1 <= len(raw) <= 5:
+        raise _bad("cards must be a list of 1 to 5 card ids")
+    return tuple(_card(c) for c in raw)
+
+
+def _choice(raw: Any) -> Choice:
+    try:
+        return choice_from_json(raw)
+    except ValueError as err:
+        raise _bad(str(err)) from None
+
+
+def _dump_choice(choice: Choice) -> JSON:
+    return dict(choice.to_json())
+
+
+def _deck_source(raw: Any) -> tuple[str, ...]:
+    if not isinstance(raw, list) or tuple(raw) not in DECK_SOURCES:
+        raise _bad('from must be ["blue","blue"], ["brown","brown"] or ["blue","brown"]')
+    return tuple(raw)
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """One answer to `effect_choice` (§B8.1 table): a hex, a tile, a tile and species, or a from/to pair."""
+
+    shape: str  # hex | tile | animal | move
+    at: Hex
+    to: Hex | None = None
+    species: str | None = None
+
+    def to_json(self) -> dict[str, str]:
+        if self.shape == "hex":
+            return {"hex": hex_key(self.at)}
+        if self.shape == "tile":
+            return {"tile": hex_key(self.at)}
+        if self.shape == "animal":
+            assert self.species is not None
+            return {"tile": hex_key(self.at), "species": self.species}
+        assert self.to is not None
+        return {"from": hex_key(self.at), "to": hex_key(self.to)}
+
+
+def choice_from_json(raw: Any) -> Choice:
+    """Parse a `choice` object; raises ValueError when it has none of the §B8.1 shapes."""
+    if not isinstance(raw, dict):
+        raise ValueError("choice must be an object")
+    keys = set(raw)
+    if keys == {"hex"}:
+        return Choice("hex", parse_hex(raw["hex"]))
+    if keys == {"tile"}:
+        return Choice("tile", parse_hex(raw["tile"]))
+    if keys == {"tile", "species"}:
+        if not isinstance(raw["species"], str) or raw["species"] not in SPECIES:
+            raise ValueError(f"unknown species {raw['species']!r}")
+        return Choice("animal", parse_hex(raw["tile"]), species=raw["species"])
+    if keys == {"from", "to"}:
+        return Choice("move", parse_hex(raw["from"]), parse_hex(raw["to"]))
+    raise ValueError(f"choice has none of the shapes hex / tile / tile+species / from+to: {sorted(keys)}")
+
+
+_CARD = tuple(CARD_IDS)
 
 
 @dataclass(frozen=True, slots=True)
 class Respond:
     """`respond`: one entry per drawn token (or one entry per move in a 2-player game)."""
 
-    answers: tuple[Answer, ...]
-    type: Literal["respond"] = "respond"
+    TYPE: ClassVar[str] = "respond"
+    DESCRIPTION: ClassVar[str] = "Answer the drawn token(s): place a cube or rotate the dial (§B4.1)"
+    answers: tuple[Answer, ...] = arg(
+        "1 or 2 {token: 0|1, type: place|rotate, card, slot, move_cube_from?: {card, slot}} objects",
+        parse=_answers,
+        dump=_dump_answers,
+        type="object_list",
+    )
 
 
 @dataclass(frozen=True, slots=True)
 class DraftPick:
     """`draft_pick`: the card(s) kept from the pack."""
 
-    cards: tuple[str, ...]
-    type: Literal["draft_pick"] = "draft_pick"
+    TYPE: ClassVar[str] = "draft_pick"
+    DESCRIPTION: ClassVar[str] = "Keep card(s) from your draft pack (§B3.2)"
+    cards: tuple[str, ...] = arg("1 to 5 card ids", parse=_cards, choices=_CARD)
 
 
 @dataclass(frozen=True, slots=True)
 class ChooseActive:
     """`choose_active`: the hand cards that start in the tableau."""
 
-    cards: tuple[str, ...]
-    type: Literal["choose_active"] = "choose_active"
+    TYPE: ClassVar[str] = "choose_active"
+    DESCRIPTION: ClassVar[str] = "Choose starting active cards from your hand (§B3.2)"
+    cards: tuple[str, ...] = arg("1 to 5 card ids", parse=_cards, choices=_CARD)
 
 
 @dataclass(frozen=True, slots=True)
 class Eco:
     """`eco`: answer to `eco_confirm` (resolve, or retract and rotate)."""
 
-    resolve: bool
-    type: Literal["eco"] = "eco"
+    TYPE: ClassVar[str] = "eco"
+    DESCRIPTION: ClassVar[str] = "Resolve a completed card, or retract the cube and rotate (§B6)"
+    resolve: bool = arg("true: resolve the ECO; false: retract the cube and rotate the dial")
 
 
 @dataclass(frozen=True, slots=True)
 class EffectMove:
-    """`effect`: one option of `effect_choice`, or stop an optional step."""
+    """`effect`: one option of `effect_choice`, or stop an optional step (exactly one of the two)."""
 
-    choice: Choice | None = None
-    stop: bool = False
-    type: Literal["effect"] = "effect"
+    TYPE: ClassVar[str] = "effect"
+    DESCRIPTION: ClassVar[str] = "Choose an option of an effect step, or stop an optional one (§B8.1)"
+    choice: Choice | None = arg(  # noqa: RUF009 (kit.arg is a dataclasses.field)
+        "{hex} | {tile} | {tile, species} | {from, to}",
+        default=None,
+        nullable=False,
+        parse=_choice,
+        dump=_dump_choice,
+        type="object",
+    )
+    stop: Literal[True] | None = arg("true: stop an optional step", default=None, nullable=False)
+
+    def __post_init__(self) -> None:
+        if (self.choice is None) == (self.stop is None):
+            raise _bad("an effect move gives either a choice or stop: true")
 
 
 @dataclass(frozen=True, slots=True)
 class DialGainCard:
     """`dial_gain_card`: reset the dial to gain a card, or not."""
 
-    accept: bool
-    type: Literal["dial_gain_card"] = "dial_gain_card"
+    TYPE: ClassVar[str] = "dial_gain_card"
+    DESCRIPTION: ClassVar[str] = "Reset the dial at 2 to gain a card, or not (§B5)"
+    accept: bool = arg("true: reset the dial and gain a card")
 
 
 @dataclass(frozen=True, slots=True)
 class DialReward:
     """`dial_reward`: play a hand card or take one cube."""
 
-    reward: Literal["play_card", "energy"]
-    card: str | None = None
-    type: Literal["dial_reward"] = "dial_reward"
+    TYPE: ClassVar[str] = "dial_reward"
+    DESCRIPTION: ClassVar[str] = "The dial's 3rd-position reward (§B5)"
+    reward: Literal["play_card", "energy"] = arg("play a hand card, or take one cube from the supply")
+    card: str | None = arg(
+        "with play_card (only): the hand card", default=None, nullable=False, parse=_card, choices=_CARD
+    )
+
+    def __post_init__(self) -> None:
+        if (self.reward == "play_card") != (self.card is not None):
+            raise _bad("play_card names a card; energy names none")
 
 
 @dataclass(frozen=True, slots=True)
 class GainCard:
-    """`gain_card`: two deck cards by back (``decks``), or one face-up ``card``."""
+    """`gain_card`: two deck cards by back (``from``), or one face-up ``card``."""
 
-    source: Literal["deck", "faceup"]
-    decks: tuple[str, ...] = ()
-    card: str | None = None
-    type: Literal["gain_card"] = "gain_card"
+    TYPE: ClassVar[str] = "gain_card"
+    DESCRIPTION: ClassVar[str] = "Gain a card: two deck cards by back, or one face-up card (§B7)"
+    source: Literal["deck", "faceup"] = arg("deck: reveal two top cards by back; faceup: take a face-up card")
+    from_: tuple[str, ...] | None = arg(
+        'with deck (only): ["brown","brown"], ["blue","brown"] or ["blue","blue"]',
+        default=None,
+        nullable=False,
+        parse=_deck_source,
+        choices=("blue", "brown"),
+        type="string_list",
+    )
+    card: str | None = arg(
+        "with faceup (only): the face-up card", default=None, nullable=False, parse=_card, choices=_CARD
+    )
+
+    def __post_init__(self) -> None:
+        if (self.from_ is not None) != (self.source == "deck") or (self.card is not None) != (self.source == "faceup"):
+            raise _bad("deck names two backs in from; faceup names a card")
 
 
 @dataclass(frozen=True, slots=True)
 class GainCardKeep:
     """`gain_card_keep`: which revealed card to keep."""
 
-    card: str
-    type: Literal["gain_card_keep"] = "gain_card_keep"
+    TYPE: ClassVar[str] = "gain_card_keep"
+    DESCRIPTION: ClassVar[str] = "Keep one of the revealed cards (§B7)"
+    card: str = arg("one of the revealed cards", parse=_card, choices=_CARD)
 
 
 Move = Respond | DraftPick | ChooseActive | Eco | EffectMove | DialGainCard | DialReward | GainCard | GainCardKeep
+MOVE_CLASSES = (Respond, DraftPick, ChooseActive, Eco, EffectMove, DialGainCard, DialReward, GainCard, GainCardKeep)
 
-DECK_SOURCES: tuple[tuple[str, ...], ...] = (
-    ("brown", "brown"),
-    ("blue", "brown"),
-    ("blue", "blue"),
-)  # §B7; default first
 PROMPT_MOVE = {
     "draft": "draft_pick",
     "choose_active": "choose_active",
@@ -273,3 +461,56 @@ PROMPT_MOVE = {
 def back_of(card: str) -> str:
     """The back colour of a card id."""
     return CARDS[card].back
+
+
+# --- the view (§B10, §B11) ------------------------------------------------------------------
+
+
+class SeatView(TypedDict):
+    """Public data of one seat."""
+
+    seat: int
+    score: int
+    energy_available: int
+    dial: int
+    status: str
+    tableau: list[JSON]
+    hand_counts: dict[str, int]
+    pack_size: int | None
+
+
+class EcosView(TypedDict):
+    """What one seat (or a spectator) sees (§B10 view JSON, §B11)."""
+
+    game: str
+    phase: str
+    round: int
+    draw: int
+    target_score: int
+    you: int | None
+    harbinger: int
+    cursor: int | None
+    prompt: JSON | None
+    awaiting: list[int]
+    current_draw: list[str]
+    drawn_this_round: list[str]
+    bag: JSON
+    map: JSON
+    supply: JSON
+    decks: dict[str, int]
+    faceup: list[str]
+    discard: list[str]
+    hand: list[str]
+    my_answers: list[JSON] | None
+    my_picks: list[str] | None
+    seats: list[SeatView]
+    respond_status: JSON | None
+    answers: list[list[JSON]] | None
+    resolution: JSON | None
+    draft: JSON | None
+    tiebreak: bool
+    tiebreak_draws: int
+    draws_total: int
+    rebuilds: int
+    options: JSON
+    result: JSON | None
