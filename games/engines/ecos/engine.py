@@ -6,7 +6,7 @@ draft), ``rng(seed, "draw", draws_total, i)`` (the i-th token of a draw) and
 ``rng(seed, "rebuild", rebuilds, back)`` (a deck rebuilt from the discards).
 
 A transition works on a `kit.Draft` of the frozen `State` (``d.state`` to read, ``d.set`` to
-write, ``d.emit`` to announce); its `set` is the faster `_evolve` (see `_Draft`).
+write, ``d.emit`` to announce).
 """
 
 from __future__ import annotations
@@ -36,7 +36,6 @@ from games.engines.ecos.model import (
     ROUND_LIMIT,
     START_ENERGY,
     START_MAPS,
-    STATE_FIELDS,
     TIEBREAK_LIMIT,
     TOKENS,
     TWO_PLAYER_DEAL,
@@ -69,33 +68,11 @@ from games.engines.rng import pick, randbelow, rng, sample, shuffled
 _ALL_CARDS = sorted(CARD_IDS)
 _BLUE = frozenset(c for c in CARD_IDS if CARDS[c].back == "blue")
 
-# --- the working copy: kit.Draft with a faster `set` ----------------------------------------
-# `dataclasses.replace` walks the 45 fields of `State` on every call (about twice the cost of
-# building the State positionally); a resolution writes the state dozens of times per record,
-# so `_Draft.set` builds it positionally. Same semantics as `Draft.set`.
+# --- the working copy: `kit.Draft` (which folds pending changes into one positional copy) -------
 
-_STATE_VALUES = operator.attrgetter(*STATE_FIELDS)
-_STATE_INDEX = {name: i for i, name in enumerate(STATE_FIELDS)}
 _SEAT_FIELDS = tuple(SeatState.__dataclass_fields__)
 _SEAT_VALUES = operator.attrgetter(*_SEAT_FIELDS)
 _SEAT_INDEX = {name: i for i, name in enumerate(_SEAT_FIELDS)}
-
-
-def _evolve(state: State, **changes: Any) -> State:
-    """`dataclasses.replace` for `State`, without its per-field bookkeeping."""
-    values = list(_STATE_VALUES(state))
-    for name, value in changes.items():
-        values[_STATE_INDEX[name]] = value
-    return State(*values)
-
-
-class _Draft(Draft[State]):
-    """`kit.Draft` of a `State`; ``set`` is `_evolve`."""
-
-    __slots__ = ()
-
-    def set(self, **changes: Any) -> None:
-        self.state = _evolve(self.state, **changes)
 
 
 def _seat_with(st: SeatState, **changes: Any) -> SeatState:
@@ -106,7 +83,7 @@ def _seat_with(st: SeatState, **changes: Any) -> SeatState:
     return SeatState(*values)
 
 
-def _set_seat(d: _Draft, s: Seat, **changes: Any) -> None:
+def _set_seat(d: Draft[State], s: Seat, **changes: Any) -> None:
     """Replace some fields of one seat."""
     seats = d.state.seats
     d.set(seats=put(seats, s, _seat_with(seats[s], **changes)))
@@ -117,7 +94,7 @@ def _deck(state: State, back: str) -> tuple[str, ...]:
     return state.blue if back == "blue" else state.brown
 
 
-def _set_deck(d: _Draft, back: str, cards: tuple[str, ...]) -> None:
+def _set_deck(d: Draft[State], back: str, cards: tuple[str, ...]) -> None:
     """Replace the deck of a back."""
     if back == "blue":
         d.set(blue=cards)
@@ -186,7 +163,7 @@ def parse_config(options: JSON, players: int) -> Config:
 
 def _base_state(
     config: Config, seed: int, seats: tuple[SeatState, ...], tiles: dict[Hex, Tile], harbinger: int
-) -> _Draft:
+) -> Draft[State]:
     """A working copy of a state with full bag and the supplies that follow from ``seats`` and ``tiles``."""
     n = config.players
     on_map_land = sum(1 for t in tiles.values() if t.terrain != "water")
@@ -239,7 +216,7 @@ def _base_state(
         winners=(),
         reason="",
     )
-    return _Draft(state)
+    return Draft(state)
 
 
 def setup(config: Config, seed: int) -> tuple[State, tuple[Effect, ...]]:
@@ -249,7 +226,7 @@ def setup(config: Config, seed: int) -> tuple[State, tuple[Effect, ...]]:
     return d.done()
 
 
-def _announce(d: _Draft) -> None:
+def _announce(d: Draft[State]) -> None:
     """The public start of the match, and each seat's dealt hand, to that seat only."""
     config = d.state.config
     d.emit("game_started", {"harbinger": d.state.harbinger, "cards": config.cards, "start_map": config.start_map})
@@ -258,7 +235,7 @@ def _announce(d: _Draft) -> None:
             d.emit("hand_dealt", {"seat": s, "cards": list(st.hand)}, to=(s,))
 
 
-def _opening(config: Config, seed: int) -> _Draft:
+def _opening(config: Config, seed: int) -> Draft[State]:
     """The random setup of §B3 (presets, decks, 2-player deals, draft or first draw)."""
     n = config.players
     tiles = {h: Tile(terrain) for h, terrain in START_MAPS[config.start_map]}
@@ -295,7 +272,7 @@ def _opening(config: Config, seed: int) -> _Draft:
     return d
 
 
-def _deal(d: _Draft, s: Seat, back: str, k: int) -> None:
+def _deal(d: Draft[State], s: Seat, back: str, k: int) -> None:
     """Move the top ``k`` cards of a deck into a hand."""
     deck = _deck(d.state, back)
     _set_deck(d, back, deck[k:])
@@ -315,7 +292,7 @@ def _keep(s: State) -> int:
     return 2 if s.config.players == 2 else 1
 
 
-def _open_draft(d: _Draft, back: str) -> None:
+def _open_draft(d: Draft[State], back: str) -> None:
     """§B3.2: deal a pack of 5 blue (or 9 brown) to each drafting seat, in seat order."""
     n = d.state.players
     d.set(phase="draft", draft_color=back, draft_left=(HAND_SIZE[back] // 2) if n == 2 else HAND_SIZE[back])
@@ -328,7 +305,7 @@ def _open_draft(d: _Draft, back: str) -> None:
     d.set(packs=tuple(packs), picks=((),) * n, replaced=(0,) * n)
 
 
-def _open_choose(d: _Draft) -> None:
+def _open_choose(d: Draft[State]) -> None:
     """§B3.1/§B3.2 item 3: each concerned seat chooses its starting active cards."""
     n = d.state.players
     drafting = _drafting(d.state)
@@ -376,7 +353,7 @@ def _fixture_cards(value: Any, where: str) -> list[str]:
     return list(value)
 
 
-def _setup_state(config: Config, seed: int) -> _Draft:
+def _setup_state(config: Config, seed: int) -> Draft[State]:
     """Build the position of a `setup` fixture; raises `InvalidOptions` when it breaks the rules."""
     assert config.setup is not None
     raw = _fixture_obj(
@@ -711,7 +688,7 @@ def apply(state: State, seat: Seat, move: Move) -> tuple[State, tuple[Effect, ..
             return _apply_respond(state, seat, move)
         case DraftPick() | ChooseActive():
             return _apply_picks(state, seat, move)
-    d = _Draft(state)
+    d = Draft(state)
     _answer_prompt(d, seat, move, check=True)
     _run(d)
     return d.done()
@@ -750,7 +727,7 @@ def _apply_respond(state: State, seat: Seat, move: Respond) -> tuple[State, tupl
     replaced = state.replaced
     if complete:
         replaced = put(replaced, seat, replaced[seat] + 1)
-    d = _Draft(state)
+    d = Draft(state)
     d.set(answers=put(state.answers, seat, new_answers), replaced=replaced)
     now_complete = len(new_answers) >= len(state.current_draw)
     d.emit("respond_answered", {"seat": seat, "complete": now_complete, "replacement": complete})
@@ -778,7 +755,7 @@ def _apply_picks(state: State, seat: Seat, move: DraftPick | ChooseActive) -> tu
     replaced = state.replaced
     if len(have) >= need:
         replaced = put(replaced, seat, replaced[seat] + 1)
-    d = _Draft(state)
+    d = Draft(state)
     d.set(picks=put(state.picks, seat, picks), replaced=replaced)
     kind = "draft_picked" if state.phase == "draft" else "active_picked"
     d.emit(kind, {"seat": seat, "complete": len(picks) >= need})
@@ -792,7 +769,7 @@ def timeout(state: State, seat: Seat) -> tuple[State, tuple[Effect, ...]]:
     """§B10 defaults: rotate, lowest ids, resolve, first option / stop, decline, energy, brown+brown."""
     if seat not in awaiting(state):
         raise NotAwaited(f"seat {seat} owes no answer")
-    d = _Draft(state)
+    d = Draft(state)
     _default_answer(d, seat)
     _run(d)
     return d.done()
@@ -802,7 +779,7 @@ def resign(state: State, seat: Seat) -> tuple[State, tuple[Effect, ...]]:
     """§B9: the seat stays in the game, never awaited, its decisions defaulted; last seat standing wins."""
     if state.phase == "finished" or not 0 <= seat < state.players or state.seats[seat].resigned:
         raise NotAwaited(f"seat {seat} cannot resign now")
-    d = _Draft(state)
+    d = Draft(state)
     _set_seat(d, seat, resigned=True)
     d.emit("seat_resigned", {"seat": seat})
     active = _active_seats(d.state)
@@ -815,7 +792,7 @@ def resign(state: State, seat: Seat) -> tuple[State, tuple[Effect, ...]]:
     return d.done()
 
 
-def _default_answer(d: _Draft, seat: Seat) -> None:
+def _default_answer(d: Draft[State], seat: Seat) -> None:
     """Give ``seat``'s open prompt its default answer (§B3.2, §B10)."""
     if d.state.phase == "respond":
         owed = [t for t in _owed(d.state, seat) if t not in _answered(d.state, seat)]
@@ -840,7 +817,7 @@ def _default_answer(d: _Draft, seat: Seat) -> None:
         _answer_prompt(d, seat, _default_move(d, d.state.prompt), check=False)
 
 
-def _default_move(d: _Draft, prompt: Prompt) -> Move:
+def _default_move(d: Draft[State], prompt: Prompt) -> Move:
     """The default answer to a resolution prompt (§B5, §B6, §B7, §B8.1)."""
     kind = prompt.type
     if kind == "eco_confirm":
@@ -860,7 +837,7 @@ def _default_move(d: _Draft, prompt: Prompt) -> Move:
     return GainCardKeep(prompt.revealed[0])
 
 
-def _answer_prompt(d: _Draft, seat: Seat, move: Move, *, check: bool) -> None:
+def _answer_prompt(d: Draft[State], seat: Seat, move: Move, *, check: bool) -> None:
     """Apply an answer to the open resolution prompt; ``check`` validates it first (its reasons, in order)."""
     prompt = d.state.prompt
     assert prompt is not None and prompt.seat == seat
@@ -932,7 +909,7 @@ def _answer_prompt(d: _Draft, seat: Seat, move: Move, *, check: bool) -> None:
             raise AssertionError(move)
 
 
-def _retract(d: _Draft, seat: Seat, prompt: Prompt) -> None:
+def _retract(d: Draft[State], seat: Seat, prompt: Prompt) -> None:
     """§B6 item 1, `resolve: false`: the cube goes back to the available cubes and the dial turns."""
     st = d.state.seats[seat]
     tableau = tuple(
@@ -943,7 +920,7 @@ def _retract(d: _Draft, seat: Seat, prompt: Prompt) -> None:
     d.set(queue=(Task("rotate"), *d.state.queue))
 
 
-def _reveal(d: _Draft, seat: Seat, decks: tuple[str, ...]) -> None:
+def _reveal(d: Draft[State], seat: Seat, decks: tuple[str, ...]) -> None:
     """§B7: reveal the named top cards to the seat only, rebuilding an empty deck from its discards."""
     revealed: list[str] = []
     for back in decks:
@@ -961,7 +938,7 @@ def _reveal(d: _Draft, seat: Seat, decks: tuple[str, ...]) -> None:
         d.set(prompt=Prompt("gain_card_keep", seat, revealed=tuple(revealed)))
 
 
-def _rebuild(d: _Draft, back: str) -> None:
+def _rebuild(d: Draft[State], back: str) -> None:
     """§B7 [D]: an empty deck is rebuilt from every discarded card of its back (shuffled)."""
     cards = [c for c in d.state.discard if back_of(c) == back]
     if not cards:
@@ -972,7 +949,7 @@ def _rebuild(d: _Draft, back: str) -> None:
     d.emit("deck_rebuilt", {"back": back, "size": len(cards)})
 
 
-def _keep_card(d: _Draft, seat: Seat, card: str, revealed: tuple[str, ...]) -> None:
+def _keep_card(d: Draft[State], seat: Seat, card: str, revealed: tuple[str, ...]) -> None:
     """The kept card goes to the hand, the other revealed one face up (§B7)."""
     st = d.state.seats[seat]
     _set_seat(d, seat, hand=_sorted_hand((*st.hand, card)))
@@ -984,7 +961,7 @@ def _keep_card(d: _Draft, seat: Seat, card: str, revealed: tuple[str, ...]) -> N
             d.emit("faceup_added", {"card": other})
 
 
-def _apply_effect_choice(d: _Draft, seat: Seat, card: str, step_i: int, choice: Choice, remaining: int) -> None:
+def _apply_effect_choice(d: Draft[State], seat: Seat, card: str, step_i: int, choice: Choice, remaining: int) -> None:
     """Apply one choice of a step; the step continues while iterations remain."""
     step = CARDS[card].effects[step_i]
     changes, kind, data = apply_choice(d.state, step, choice)
@@ -997,7 +974,7 @@ def _apply_effect_choice(d: _Draft, seat: Seat, card: str, step_i: int, choice: 
 # --- the driver: draws, respond, resolution, end of round -----------------------------------
 
 
-def _run(d: _Draft) -> None:
+def _run(d: Draft[State]) -> None:
     """Advance until a seat must answer or the game is over (§B4, §B4.2)."""
     while True:
         phase = d.state.phase
@@ -1036,7 +1013,7 @@ def _run(d: _Draft) -> None:
                 _close_choose(d)
 
 
-def _close_draft_round(d: _Draft) -> None:
+def _close_draft_round(d: Draft[State]) -> None:
     """§B3.2: picks go to the hands; the packs pass (blue left, brown right) or go back to the deck."""
     drafting = _drafting(d.state)
     seats, packs = list(d.state.seats), list(d.state.packs)
@@ -1066,7 +1043,7 @@ def _close_draft_round(d: _Draft) -> None:
         _open_choose(d)
 
 
-def _close_choose(d: _Draft) -> None:
+def _close_choose(d: Draft[State]) -> None:
     """§B3.2 item 3: the chosen cards enter the tableaux (public); the game goes to its first draw."""
     for s in range(d.state.players):
         chosen = d.state.picks[s]
@@ -1084,7 +1061,7 @@ def _close_choose(d: _Draft) -> None:
     _draw(d)
 
 
-def _draw(d: _Draft) -> None:
+def _draw(d: Draft[State]) -> None:
     """§B4 step 1: the server draws 1 token (2 with two players) and opens `respond`."""
     st = d.state
     tokens: list[str] = []
@@ -1119,7 +1096,7 @@ def _draw(d: _Draft) -> None:
     _open_respond(d)
 
 
-def _open_respond(d: _Draft) -> None:
+def _open_respond(d: Draft[State]) -> None:
     """§B4 step 2: seats without a legal placement for a token answer `rotate` at once (public)."""
     answers, auto = [], []
     for s, st in enumerate(d.state.seats):
@@ -1131,7 +1108,7 @@ def _open_respond(d: _Draft) -> None:
     d.set(phase="respond", answers=tuple(answers), auto=tuple(auto), replaced=(0,) * d.state.players)
 
 
-def _close_respond(d: _Draft) -> None:
+def _close_respond(d: Draft[State]) -> None:
     """§B4 step 3: every answer becomes public; resolution starts with the Harbinger."""
     d.emit("respond_closed", {"answers": [[a.to_json() for a in seat_answers] for seat_answers in d.state.answers]})
     n = d.state.players
@@ -1139,7 +1116,7 @@ def _close_respond(d: _Draft) -> None:
     _start_seat(d, d.state.harbinger)
 
 
-def _start_seat(d: _Draft, seat: Seat) -> None:
+def _start_seat(d: Draft[State], seat: Seat) -> None:
     """Move the cursor to ``seat`` and queue its answers in order (§B4.2)."""
     queue = tuple(
         Task("rotate") if a.kind == "rotate" else Task("place", a.card, a.slot, a.src_card, a.src_slot)
@@ -1148,7 +1125,7 @@ def _start_seat(d: _Draft, seat: Seat) -> None:
     d.set(cursor=seat, queue=queue)
 
 
-def _do_task(d: _Draft, task: Task) -> None:
+def _do_task(d: Draft[State], task: Task) -> None:
     """One unit of the cursor seat's resolution (§B4.2, §B5, §B6, §B8)."""
     seat = d.state.cursor
     assert seat is not None
@@ -1171,7 +1148,7 @@ def _do_task(d: _Draft, task: Task) -> None:
         _finish_card(d, seat, task.card)
 
 
-def _rotate(d: _Draft, seat: Seat) -> None:
+def _rotate(d: Draft[State], seat: Seat) -> None:
     """§B5: turn the dial; at 2 offer a card, at 3 grant a reward (or reset when none is possible)."""
     st = d.state.seats[seat]
     dial = st.dial + 1
@@ -1187,7 +1164,7 @@ def _rotate(d: _Draft, seat: Seat) -> None:
             d.emit("dial_reward_none", {"seat": seat})
 
 
-def _place(d: _Draft, seat: Seat, task: Task) -> None:
+def _place(d: Draft[State], seat: Seat, task: Task) -> None:
     """§B4.2 place: the cube goes on the slot (a moved cube leaves its slot first); a full card is an ECO."""
     st = d.state.seats[seat]
     energy = st.energy
@@ -1224,7 +1201,7 @@ def _place(d: _Draft, seat: Seat, task: Task) -> None:
         d.set(queue=(Task("complete", task.card), *d.state.queue))
 
 
-def _complete(d: _Draft, seat: Seat, card: str) -> None:
+def _complete(d: Draft[State], seat: Seat, card: str) -> None:
     """§B6 items 2–3: the cubes come back, then the effects run top to bottom."""
     st = d.state.seats[seat]
     tableau = list(st.tableau)
@@ -1243,7 +1220,7 @@ def _complete(d: _Draft, seat: Seat, card: str) -> None:
     d.set(eco_seats=eco_seats, binds=(), removed=(), queue=queue)
 
 
-def _run_step(d: _Draft, seat: Seat, task: Task) -> None:
+def _run_step(d: Draft[State], seat: Seat, task: Task) -> None:
     """§B8.1: one step, or one iteration of a placement-type step."""
     step = CARDS[task.card].effects[task.step]
     op = step.op
@@ -1270,7 +1247,7 @@ def _run_step(d: _Draft, seat: Seat, task: Task) -> None:
             d.set(prompt=Prompt("effect_choice", seat, task.card, step=task.step, remaining=task.remaining))
 
 
-def _finish_card(d: _Draft, seat: Seat, card: str) -> None:
+def _finish_card(d: Draft[State], seat: Seat, card: str) -> None:
     """§B6 item 4: one use fewer; the last use sends the card to the public discard pile."""
     st = d.state.seats[seat]
     d.set(binds=(), removed=())
@@ -1285,14 +1262,14 @@ def _finish_card(d: _Draft, seat: Seat, card: str) -> None:
         d.emit("card_used", {"seat": seat, "card": card, "uses_left": ip.uses_left - 1})
 
 
-def _top(d: _Draft) -> list[Seat]:
+def _top(d: Draft[State]) -> list[Seat]:
     """The active seats with the highest score."""
     active = _active_seats(d.state)
     best = max(d.state.seats[s].score for s in active)
     return [s for s in active if d.state.seats[s].score == best]
 
 
-def _end_draw(d: _Draft) -> None:
+def _end_draw(d: Draft[State]) -> None:
     """After a resolution: next draw, end of round (§B4.3), or the end check and tiebreak (§B9)."""
     n = d.state.players
     d.set(cursor=None, queue=(), eco_seats=(), answers=((),) * n, auto=((),) * n, replaced=(0,) * n)
@@ -1323,7 +1300,7 @@ def _end_draw(d: _Draft) -> None:
     _draw(d)
 
 
-def _start_tiebreak(d: _Draft, tied: list[Seat]) -> None:
+def _start_tiebreak(d: Draft[State], tied: list[Seat]) -> None:
     """§B9 tiebreak: the next seat becomes Harbinger, the bag is refilled, one more draw."""
     d.set(
         harbinger=(d.state.harbinger + 1) % d.state.players,
@@ -1338,7 +1315,7 @@ def _start_tiebreak(d: _Draft, tied: list[Seat]) -> None:
     _draw(d)
 
 
-def _finish(d: _Draft, reason: str, winners: tuple[Seat, ...]) -> None:
+def _finish(d: Draft[State], reason: str, winners: tuple[Seat, ...]) -> None:
     """End the match; cards out of play (packs, revealed) go back to their decks."""
     n = d.state.players
     if any(d.state.packs):  # a draft cut short by resignations: the packs go back under their deck
