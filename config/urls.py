@@ -1,9 +1,15 @@
 from django.contrib import admin
 from django.urls import include, path
 
+from api.views import ops
+
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/", include("api.urls")),
+    # operations (issue 16): probes and metrics, outside the API and its authentication
+    path("livez", ops.livez, name="livez"),
+    path("readyz", ops.readyz, name="readyz"),
+    path("metrics", ops.metrics, name="metrics"),
 ]
 
 handler404 = "api.exceptions.not_found_view"

@@ -1,13 +1,30 @@
 #!/bin/sh
-# web: migrate, collect static files, serve with gunicorn. worker / beat: Celery.
+# The one image's commands (docker/compose.yaml; .ci/prodlayout.py runs the same ones without containers):
+#   migrate          apply migrations (a one-shot service, before the web processes start)
+#   web              collect static files, serve with gunicorn (config/gunicorn.py)
+#   celery …         a Celery worker (-Q <queue>) or beat, as given
+#   anything else    run as given (manage.py commands: verify_matches, abort_match…)
+# Each process group empties its PROMETHEUS_MULTIPROC_DIR before it starts (multiprocess metrics).
 set -e
+prepare_metrics() {
+  if [ -n "${PROMETHEUS_MULTIPROC_DIR:-}" ]; then
+    find "$PROMETHEUS_MULTIPROC_DIR" -maxdepth 1 -name '*.db' -type f -delete
+  fi
+}
+# Any other command (migrate, manage.py …) may run beside a process group: it keeps the files.
+[ -z "${PROMETHEUS_MULTIPROC_DIR:-}" ] || mkdir -p "$PROMETHEUS_MULTIPROC_DIR"
 case "$1" in
-  web)
-    python manage.py migrate --noinput
-    python manage.py collectstatic --noinput --verbosity 0
-    exec gunicorn config.wsgi:application --bind 0.0.0.0:8000 --workers "${WEB_WORKERS:-3}" --access-logfile -
+  migrate)
+    exec python manage.py migrate --noinput
     ;;
-  worker) exec celery -A config worker --loglevel=INFO ;;
-  beat) exec celery -A config beat --loglevel=INFO --schedule /app/var/celerybeat-schedule ;;
+  web)
+    prepare_metrics
+    python manage.py collectstatic --noinput --verbosity 0
+    exec gunicorn -c config/gunicorn.py config.wsgi:application
+    ;;
+  celery)
+    prepare_metrics
+    exec "$@"
+    ;;
   *) exec "$@" ;;
 esac

@@ -11,7 +11,7 @@ import logging
 import secrets
 from typing import Any
 
-from games import bots, replay, scheduling, services
+from games import bots, metrics, replay, scheduling, services
 from games.engines.base import RulesError
 from games.errors import ApplicationError
 from games.models import Match, Record, Seat
@@ -39,9 +39,10 @@ def _next_bot_move(match: Match) -> tuple[int, dict[str, Any]] | None:
         if not legal:
             continue
         seed = secrets.randbits(63)
-        if seat.index in awaiting:
-            return seat.index, bots.choose_move(rules, view, legal, seat.index, seat.bot, seed)
-        interrupt = bots.choose_interrupt(rules, view, legal, seat.index, seat.bot, seed)
+        with metrics.BOT_DECISION_SECONDS.labels(seat.bot).time():
+            if seat.index in awaiting:
+                return seat.index, bots.choose_move(rules, view, legal, seat.index, seat.bot, seed)
+            interrupt = bots.choose_interrupt(rules, view, legal, seat.index, seat.bot, seed)
         if interrupt is not None:
             return seat.index, interrupt
     return None

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -20,10 +21,11 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
+from structlog.contextvars import bind_contextvars
 
 from accounts.models import User
 from accounts.services import ratings_update
-from games import bots, clocks, replay, scheduling
+from games import bots, clocks, metrics, replay, scheduling
 from games.engines import RULES
 from games.engines.base import (
     Expired,
@@ -38,7 +40,16 @@ from games.engines.base import (
     Timer,
     step,
 )
-from games.errors import Conflict, Forbidden, InvalidRequest, MatchOver, NotFound, NotSeated, StaleVersion
+from games.errors import (
+    ApplicationError,
+    Conflict,
+    Forbidden,
+    InvalidRequest,
+    MatchOver,
+    NotFound,
+    NotSeated,
+    StaleVersion,
+)
 from games.models import Match, Record, Seat
 
 BOT_LEVELS = bots.LEVELS
@@ -391,6 +402,7 @@ def _play(
         seat.save(update_fields=["resigned", "deadline", "clock_started_at"])
     move = rules.dump_move(given.move) if isinstance(given, Moved) else None
     _append(match, given.record, actor=actor, seat=author, move=move, effects=effects_json, data=data, at=now)
+    bind_contextvars(match_id=match.id, game=match.game, version=match.version)  # for every log line after
     if isinstance(given, TimedOut) and seat is not None and outcome is None:
         _maybe_take_over(match, seat)
     _advance(match, rules, new_state, outcome, seats=seats, author=author, now=now, wake_bots=wake_bots)
@@ -503,17 +515,26 @@ def move_submit(
     once the caller's seat is known, under the match lock, before the version check (the API's
     ``Idempotency-Key`` replay: racing retries of one request are serialised by the lock).
     """
-    with transaction.atomic():
-        match = _lock(match_id)
-        seats = _seats(match)
-        seat = _seat_of(seats, user) if user is not None else seats[seat_index or 0]
-        if on_locked is not None:
-            on_locked()
-        if match.version != expected_version:
-            raise StaleVersion(match.version)
-        _require_live(match, not_started="The match has not started yet: moves come once every seat is filled.")
-        parsed = replay.rules_for(match).parse_move(move)  # InvalidMove → 400
-        return _play(match, seats, Moved(seat.index, parsed), actor=actor, wake_bots=wake_bots)
+    started, game = time.perf_counter(), metrics.UNKNOWN_GAME
+    try:
+        with transaction.atomic():
+            match = _lock(match_id)
+            game = match.game
+            seats = _seats(match)
+            seat = _seat_of(seats, user) if user is not None else seats[seat_index or 0]
+            if on_locked is not None:
+                on_locked()
+            if match.version != expected_version:
+                raise StaleVersion(match.version)
+            _require_live(match, not_started="The match has not started yet: moves come once every seat is filled.")
+            parsed = replay.rules_for(match).parse_move(move)  # InvalidMove → 400
+            played = _play(match, seats, Moved(seat.index, parsed), actor=actor, wake_bots=wake_bots)
+            seconds = time.perf_counter() - started
+            transaction.on_commit(lambda: metrics.move_accepted(game, actor, seconds))
+            return played
+    except (ApplicationError, RulesError) as exc:
+        metrics.move_refused(game, exc.code)
+        raise
 
 
 def inputs_play(*, match_id: str, inputs: Iterable[tuple[Input, str]]) -> Played | None:
@@ -562,18 +583,31 @@ def deadlines_process(*, match_id: str, expected_version: int | None = None) -> 
             return 0
         if expected_version is not None and match.version != expected_version:
             return 0
+        source = "sweep" if expected_version is None else "task"
+        fired: list[tuple[str, float]] = []
         while applied < MAX_RECORDS_PER_SWEEP and match.status == Match.Status.ACTIVE:
             now = timezone.now()
             seats = _seats(match)
             if match.timer_deadline is not None and match.timer_deadline <= now:
+                fired.append(("game_timer", (now - match.timer_deadline).total_seconds()))
                 _play(match, seats, Expired(), actor=Record.Actor.TIMEOUT)
             else:
                 due = [s for s in seats if s.deadline is not None and s.deadline <= now and not s.resigned]
                 if not due:
                     break
-                _seat_timeout(match, seats, min(due, key=lambda s: (s.deadline, s.index)))
+                seat = min(due, key=lambda s: (s.deadline, s.index))
+                assert seat.deadline is not None
+                fired.append(("seat_clock", (now - seat.deadline).total_seconds()))
+                _seat_timeout(match, seats, seat)
             applied += 1
+        if fired:
+            transaction.on_commit(lambda: _timers_fired(fired, source))
     return applied
+
+
+def _timers_fired(fired: list[tuple[str, float]], source: str) -> None:
+    for kind, lateness in fired:
+        metrics.timer_fired(kind, source, lateness)
 
 
 def _seat_timeout(match: Match, seats: list[Seat], seat: Seat) -> None:
@@ -583,3 +617,21 @@ def _seat_timeout(match: Match, seats: list[Seat], seat: Seat) -> None:
     forfeit = (match.time_control or {}).get("on_timeout") == "forfeit"
     given: Input = Resigned(seat.index) if forfeit else TimedOut(seat.index)
     _play(match, seats, given, actor=Record.Actor.TIMEOUT)
+
+
+# --- operators --------------------------------------------------------------------------------
+
+
+@transaction.atomic
+def match_abort(match_id: str, reason: str) -> Match:
+    """End a live match with no result (`manage.py abort_match`): one `aborted` record, under the lock."""
+    match = _lock(match_id)
+    if not match.is_live:
+        raise MatchOver(f"The match is {match.status}.")
+    now = timezone.now()
+    _append(match, Record.Type.ABORTED, actor=Record.Actor.SYSTEM, data={"reason": reason, "by": "operator"}, at=now)
+    match.status, match.finished_at, match.updated_at = Match.Status.ABORTED, now, now
+    match.timer_key, match.timer_deadline, match.awaiting = "", None, []
+    Seat.objects.filter(match=match).update(deadline=None, clock_started_at=None)
+    match.save()
+    return match

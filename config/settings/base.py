@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import logging
 import os
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import dj_database_url
+from corsheaders.defaults import default_headers as cors_default_headers
+
+from config import logs
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 VAR_DIR = Path(os.environ.get("TABULA_VAR_DIR", BASE_DIR / "var"))
@@ -174,15 +179,55 @@ TABULA_TIMER_HORIZON_S = 60  # deadlines further away than this are left to the 
 TABULA_QUEUE_TIMERS = True  # queue a countdown task per deadline (False where tasks run inline: tests)
 TABULA_STATE_CACHE_SIZE = 512  # matches whose latest state each process keeps
 
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
-    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
-}
-
 VAR_DIR.mkdir(parents=True, exist_ok=True)
 if CELERY_BROKER_URL.startswith("filesystem://"):
     for _folder in ("queue", "processed", "control"):
         (BROKER_DIR / _folder).mkdir(parents=True, exist_ok=True)
+
+# --- Operations (issue 16): structured logs, request ids, CORS, metrics, health ------------------
+# Logs: JSON lines unless LOG_FORMAT=console (the dev settings' default); see config/logs.py.
+LOG_FORMAT = os.environ.get("LOG_FORMAT", "json")
+LOGGING = logs.configure(LOG_FORMAT, os.environ.get("LOG_LEVEL", "INFO"))
+DJANGO_STRUCTLOG_TRUST_UPSTREAM_REQUEST_ID = True  # config.middleware vetted or made the X-Request-ID
+DJANGO_STRUCTLOG_STATUS_START_LOG_LEVEL = logging.DEBUG  # one line per request: request_finished
+DJANGO_STRUCTLOG_STATUS_4XX_LOG_LEVEL = logging.INFO  # a refused move is the client's business
+DJANGO_STRUCTLOG_IP_LOGGING_ENABLED = False
+DJANGO_STRUCTLOG_CELERY_ENABLED = True  # tasks carry the request id of the request that queued them
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False  # Celery logs through LOGGING (config/celery.py)
+
+INSTALLED_APPS += ["django_prometheus", "django_structlog", "corsheaders"]
+MIDDLEWARE = [
+    "django_prometheus.middleware.PrometheusBeforeMiddleware",
+    "config.middleware.RequestIdMiddleware",
+    "config.middleware.ProbeMiddleware",  # /livez, /readyz, /metrics: nothing below runs for them
+    "django_structlog.middlewares.RequestMiddleware",
+    "corsheaders.middleware.CorsMiddleware",  # preflights answer here, before authentication
+    *MIDDLEWARE,
+    "django_prometheus.middleware.PrometheusAfterMiddleware",
+]
+
+# CORS: only the API; never with credentials (the session-authenticated paths stay same-origin).
+# CORS_ALLOWED_ORIGINS=https://a.example,https://b.example restricts the API to those origins;
+# unset, any origin may call the token-authenticated API (TABULA_CORS_ANY_ORIGIN=false to refuse).
+CORS_URLS_REGEX = r"^/api/"
+CORS_ALLOWED_ORIGINS = env_list("CORS_ALLOWED_ORIGINS", "")
+CORS_ALLOW_ALL_ORIGINS = not CORS_ALLOWED_ORIGINS and env_bool("TABULA_CORS_ANY_ORIGIN", True)
+CORS_ALLOW_CREDENTIALS = False
+CORS_ALLOW_HEADERS = [*cors_default_headers, "idempotency-key", "if-none-match", "x-request-id"]
+CORS_EXPOSE_HEADERS = ["ETag", "X-Request-ID", "Retry-After", "RateLimit", "RateLimit-Policy", "Link", "Location"]
+
+# Metrics (/metrics): with TABULA_METRICS_TOKEN set, a scrape sends `Authorization: Bearer <token>`;
+# without it only loopback and private addresses may scrape. Worker processes serve theirs on
+# TABULA_WORKER_METRICS_PORT (config/celery.py). PROMETHEUS_MULTIPROC_DIR is set by the start-up
+# scripts, which empty it first.
+TABULA_METRICS_TOKEN = os.environ.get("TABULA_METRICS_TOKEN", "")
+TABULA_METRICS_QUEUES = env_list("TABULA_METRICS_QUEUES", "celery,timers,bots")  # queue depth, per queue
+TABULA_READY_TIMEOUT_S = float(os.environ.get("TABULA_READY_TIMEOUT_S", "2"))  # each /readyz check
+
+
+def instrument_database(databases: dict[str, Any]) -> None:
+    """django-prometheus' database wrappers (query counts and latency), for the running service."""
+    for db in databases.values():
+        engine = db["ENGINE"]
+        if engine in ("django.db.backends.postgresql", "django.db.backends.sqlite3"):
+            db["ENGINE"] = "django_prometheus.db.backends." + engine.rsplit(".", 1)[1]

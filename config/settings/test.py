@@ -8,7 +8,7 @@ from config.settings.base import DATABASES, LOGGING, VAR_DIR
 
 TABULA_ALLOW_SETUP = True
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-LOGGING["root"]["level"] = "ERROR"  # type: ignore[index]
+LOGGING["root"]["level"] = "ERROR"
 CELERY_TASK_ALWAYS_EAGER = True
 CELERY_TASK_EAGER_PROPAGATES = True
 TABULA_QUEUE_TIMERS = False  # inline tasks cannot wait for a countdown: the sweep fires deadlines

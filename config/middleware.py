@@ -1,0 +1,60 @@
+"""Request ids: taken from ``X-Request-ID`` when it is sane, made otherwise, returned on the response.
+
+This middleware sits before django-structlog's, which binds the id (``TRUST_UPSTREAM_REQUEST_ID``)
+to every log line of the request and to the Celery tasks it queues. The match a path names is
+bound too; the services bind the version they wrote.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import structlog
+from django.http import HttpRequest, HttpResponse
+
+_SANE = re.compile(r"[A-Za-z0-9._:@/+=-]{1,128}")
+
+
+class RequestIdMiddleware:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        given = request.META.get("HTTP_X_REQUEST_ID", "")
+        request_id = given if _SANE.fullmatch(given) else uuid.uuid4().hex
+        request.META["HTTP_X_REQUEST_ID"] = request_id
+        response = self.get_response(request)
+        response["X-Request-ID"] = request_id
+        return response
+
+    def process_view(
+        self, request: HttpRequest, view: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> None:
+        match_id = kwargs.get("match_id")
+        if match_id:
+            structlog.contextvars.bind_contextvars(match_id=match_id)
+
+
+class ProbeMiddleware:
+    """Answers ``/livez``, ``/readyz`` and ``/metrics`` before everything below it.
+
+    Probes come with whatever Host the orchestrator uses (an IP, a service name), so they skip
+    ``ALLOWED_HOSTS``, sessions, CSRF, authentication, rate limits and the request log line.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        from api.views import ops
+
+        self.get_response = get_response
+        self.views: dict[str, Callable[[HttpRequest], HttpResponse]] = {
+            "/livez": ops.livez,
+            "/readyz": ops.readyz,
+            "/metrics": ops.metrics,
+        }
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        view = self.views.get(request.path_info)
+        return view(request) if view is not None else self.get_response(request)

@@ -1,0 +1,25 @@
+"""manage.py abort_match <match id> [--reason …]: end a stuck or unwanted live match with no result."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from games import services
+from games.errors import ApplicationError
+
+
+class Command(BaseCommand):
+    help = "Abort a live match: an `aborted` record is appended through the services, under the match lock."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("match_id")
+        parser.add_argument("--reason", default="operator", help="Stored in the record (default: operator).")
+
+    def handle(self, *args: Any, match_id: str, reason: str, **options: Any) -> None:
+        try:
+            match = services.match_abort(match_id, reason)
+        except ApplicationError as exc:
+            raise CommandError(f"{exc.code}: {exc.detail}") from exc
+        self.stdout.write(f"aborted {match.id} at version {match.version} ({reason})")

@@ -1,0 +1,85 @@
+"""docker/compose.yaml's structure: every command exists, every variable it needs is set (issue 16).
+
+Containers cannot run on this project's machines; .ci/prodlayout.py runs these same commands.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+COMPOSE = yaml.safe_load((ROOT / "docker" / "compose.yaml").read_text())
+SERVICES = COMPOSE["services"]
+APP = {name: s for name, s in SERVICES.items() if "build" in s}
+ENTRYPOINT = (ROOT / "docker" / "entrypoint.sh").read_text()
+QUEUES = {"timers", "bots", "celery"}
+
+
+def _required_env() -> set[str]:
+    """The variables the production settings read with os.environ[...] (no default)."""
+    names: set[str] = set()
+    for path in (ROOT / "config" / "settings").glob("*.py"):
+        if path.name in ("prod.py", "base.py"):
+            names |= set(re.findall(r"os\.environ\[\"(\w+)\"\]", path.read_text()))
+    return names
+
+
+def test_the_layout_has_every_process():
+    assert {"postgres", "redis", "migrate", "web", "beat", "proxy"} <= set(SERVICES)
+    queues = set()
+    for service in APP.values():
+        command = service["command"]
+        if "worker" in command:
+            queues.add(command[command.index("-Q") + 1])
+    assert queues == QUEUES, "a worker service per queue"
+
+
+def test_every_app_command_exists():
+    cases = set(re.findall(r"^\s+(\w+)\)", ENTRYPOINT, flags=re.M))
+    venv = ROOT / ".venv" / "bin"
+    for name, service in APP.items():
+        command = service["command"]
+        first = command[0]
+        assert first in cases or shutil.which(first, path=str(venv)) or shutil.which(first), (name, first)
+        if first == "celery":
+            assert command[1:3] == ["-A", "config"], name
+    assert "exec gunicorn -c config/gunicorn.py config.wsgi:application" in ENTRYPOINT
+    assert (ROOT / "config" / "gunicorn.py").exists()
+
+
+def test_every_variable_the_settings_need_is_set():
+    required = _required_env() | {"DATABASE_URL", "CELERY_BROKER_URL", "ALLOWED_HOSTS", "PROMETHEUS_MULTIPROC_DIR"}
+    for name, service in APP.items():
+        env = service.get("environment") or {}
+        missing = required - set(env)
+        assert not missing, (name, missing)
+        assert env["DJANGO_SETTINGS_MODULE"] == "config.settings.prod", name
+        assert "@postgres:" in env["DATABASE_URL"] and "//redis:" in env["CELERY_BROKER_URL"], name
+        for value in map(str, env.values()):
+            for var, op, _ in re.findall(r"\$\{(\w+)(?::([-?]))?([^}]*)\}", value):
+                assert op in ("-", "?"), f"{name}: ${{{var}}} has neither a default nor a required message"
+
+
+def test_the_proxy_renders_its_template_with_every_variable_set():
+    proxy = SERVICES["proxy"]
+    template = (ROOT / "docker" / "nginx" / "default.conf.template").read_text()
+    active = "\n".join(line for line in template.splitlines() if not line.lstrip().startswith("#"))
+    needed = set(re.findall(r"\$\{(\w+)\}", active))
+    assert needed and needed <= set(proxy["environment"]), needed - set(proxy["environment"])
+    mount = next(v for v in proxy["volumes"] if "default.conf.template" in v)
+    assert (ROOT / "docker" / mount.split(":")[0]).resolve() == ROOT / "docker" / "nginx" / "default.conf.template"
+    assert "location = /metrics" in active and "proxy_request_buffering on" in active
+
+
+def test_services_wait_for_what_they_need():
+    for name, service in APP.items():
+        if name == "migrate":
+            continue
+        deps = service["depends_on"]
+        assert deps["migrate"]["condition"] == "service_completed_successfully", name
+        assert deps["postgres"]["condition"] == "service_healthy", name
+    assert "readyz" in " ".join(SERVICES["web"]["healthcheck"]["test"])

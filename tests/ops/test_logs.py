@@ -1,0 +1,124 @@
+"""Structured logs: JSON lines with the request id, the user, the match and the version; and no
+hidden information in any line, over whole random matches (issue 16)."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import random
+from typing import Any
+
+import pytest
+import structlog
+
+from config import logs
+from games.models import Match, Record
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def captured():
+    """Every log line at DEBUG and above, rendered as in production (JSON)."""
+    spec = dict(logs.configure("json", "DEBUG")["formatters"]["structured"])
+    spec.pop("()")
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(structlog.stdlib.ProcessorFormatter(**spec))
+    root = logging.getLogger()
+    old_level = root.level
+    root.addHandler(handler)
+    root.setLevel(logging.DEBUG)
+    structlog.contextvars.clear_contextvars()
+    try:
+        yield lambda: [json.loads(line) for line in stream.getvalue().splitlines() if line.strip()]
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(old_level)
+        structlog.contextvars.clear_contextvars()
+
+
+def test_a_move_request_logs_one_json_line_with_request_user_match_and_version(captured, make_user, api):
+    ann, ben = make_user("ann"), make_user("ben")
+    mid = api(ann).post("/api/v1/matches", {"game": "enka", "players": 2}, format="json").json()["id"]
+    api(ben).post(f"/api/v1/matches/{mid}/join", {}, format="json")
+    match = Match.objects.get(id=mid)
+    seat = match.awaiting[0]
+    client = api(ann if seat == 0 else ben)
+    state = client.get(f"/api/v1/matches/{mid}/state").json()
+    body = {"move": state["legal_moves"][0], "expected_version": state["version"]}
+    r = client.post(f"/api/v1/matches/{mid}/moves", body, format="json", headers={"X-Request-ID": "req-42"})
+    assert r.status_code == 201 and r["X-Request-ID"] == "req-42"
+    finished = [e for e in captured() if e["event"] == "request_finished" and e.get("request_id") == "req-42"]
+    assert len(finished) == 1, captured()
+    line = finished[0]
+    assert line["user_id"] == (ann if seat == 0 else ben).pk
+    assert line["match_id"] == mid and line["version"] == r.json()["version"] and line["game"] == "enka"
+    assert line["code"] == 201 and line["level"] == "info"
+
+
+def test_probes_are_not_logged_at_info(captured, client):
+    client.get("/livez")
+    client.get("/readyz")
+    client.get("/metrics")
+    client.get("/api/v1/games")
+    requests = [e.get("request", "") for e in captured() if e["event"] == "request_finished"]
+    assert requests == ["GET /api/v1/games"]
+
+
+# --- nothing hidden from a seat reaches a log line -------------------------------------------------
+
+FORBIDDEN_KEYS = {"move", "moves", "view", "state", "effects", "legal_moves", "hand", "hands", "seed", "deck"}
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list | tuple):
+        return [json.dumps(value)] + [s for v in value for s in _strings(v)]
+    return []
+
+
+def _play_random_match(api, users, game: str, players: int, rng: random.Random, bots: int) -> str:
+    clients = [api(u) for u in users[: players - bots]]
+    bot_seats = [{"seat": s, "level": "random"} for s in range(players - bots, players)]
+    body = {"game": game, "players": players, "bots": bot_seats}
+    mid = clients[0].post("/api/v1/matches", body, format="json").json()["id"]
+    for c in clients[1:]:
+        assert c.post(f"/api/v1/matches/{mid}/join", {}, format="json").status_code == 200
+    for _ in range(3000):
+        if Match.objects.get(id=mid).status != Match.Status.ACTIVE:
+            break
+        for c in clients:
+            s = c.get(f"/api/v1/matches/{mid}/state").json()
+            if s["status"] == "active" and s["legal_moves"] and (s["you"] in s["awaiting"] or rng.random() < 0.05):
+                move = rng.choice(s["legal_moves"])
+                c.post(f"/api/v1/matches/{mid}/moves", {"move": move, "expected_version": s["version"]}, format="json")
+            c.get(f"/api/v1/matches/{mid}/events?after={max(0, s['version'] - 3)}")
+    return mid
+
+
+@pytest.mark.parametrize(("game", "players", "bots", "options"), [("enka", 3, 1, {}), ("ekko", 2, 1, {})])
+def test_logs_of_whole_random_matches_hold_nothing_hidden(captured, make_user, api, game, players, bots, options):
+    users = [make_user(f"p{i}") for i in range(players)]
+    mid = _play_random_match(api, users, game, players, random.Random(16), bots)
+    match = Match.objects.get(id=mid)
+    lines = captured()
+    assert lines, "nothing was logged"
+    text = "\n".join(json.dumps(line) for line in lines)
+    assert str(match.seed) not in text, "the seed reached a log line"
+    for line in lines:
+        assert not FORBIDDEN_KEYS & set(line), f"a log line carries game content: {line}"
+    hidden: set[str] = set()
+    for record in Record.objects.filter(match_id=mid):
+        for effect in record.effects:
+            if effect.get("to") is not None:  # seen by some seats only
+                hidden.update(s for s in _strings(effect["data"]) if len(s) >= 3)
+        if record.move is not None:
+            hidden.update(s for s in _strings(record.move) if len(s) >= 3 and s != record.move.get("type"))
+    assert hidden and len(lines) > 50, (len(hidden), len(lines))
+    leaked = sorted(s for s in hidden if json.dumps(s) in text)
+    assert not leaked, f"hidden values in the logs: {leaked[:10]}"
