@@ -1,10 +1,11 @@
 """Section 1: the rules engines in-process (pure: no database, no HTTP).
 
 For every registered engine, random 4-player playouts with the default options: a random awaited
-seat that has legal moves plays a random one of them; when no awaited seat has a move, the game's
-timer expires if one is open (``rules.timer`` / ``rules.expire``), else the first awaited seat
-times out. Each call is timed on its own: apply cost per record, ``legal_moves``, and a whole game.
-`choose` and `transition` are shared with the read benchmark, which builds its matches the same way.
+seat that has legal moves plays a random one of them; when no awaited seat has a move,
+``games.engines.base.fallback`` decides (the game's timer expires if one is open, else the lowest
+awaited seat times out), and every record goes through ``base.step``. Each call is timed on its
+own: apply cost per record, ``legal_moves``, and a whole game. `choose` and `transition` are shared
+with the read benchmark, which builds its matches the same way.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any
 
 from bench.common import heading, median, ms, us
 from games.engines import RULES
-from games.engines.base import Effect, Rules
+from games.engines.base import Effect, Expired, Input, Moved, Rules, TimedOut, fallback, step
 
 PLAYERS = 4
 GAMES = 12  # playouts per engine
@@ -33,13 +34,34 @@ LegalMoves = Callable[[Any, int], Sequence[Any]]
 
 @dataclass(frozen=True)
 class Choice:
+    """One input of a playout, as the record it becomes (``bench.matches`` writes these)."""
+
     kind: str  # a Record.Type: "move", "timeout" or "expired"
     seat: int | None
     move: Any = None
 
+    @classmethod
+    def of(cls, given: Input) -> Choice:
+        if isinstance(given, Moved):
+            return cls(given.record, given.seat, given.move)
+        if isinstance(given, TimedOut):
+            return cls(given.record, given.seat)
+        assert isinstance(given, Expired), given
+        return cls(given.record, None)
+
+    def input(self) -> Input:
+        if self.kind == Moved.record:
+            assert self.seat is not None
+            return Moved(self.seat, self.move)
+        if self.kind == TimedOut.record:
+            assert self.seat is not None
+            return TimedOut(self.seat)
+        return Expired()
+
 
 def choose(rules: AnyRules, state: Any, rng: random.Random, legal_moves: LegalMoves | None = None) -> Choice:
-    """A random legal move of a random awaited seat; else the open timer expires; else a timeout."""
+    """A random legal move of a random awaited seat; else what `base.fallback` says (the open timer
+    expires, or the lowest awaited seat times out)."""
     legal = legal_moves or rules.legal_moves
     seats = sorted(rules.awaiting(state))
     rng.shuffle(seats)
@@ -47,18 +69,14 @@ def choose(rules: AnyRules, state: Any, rng: random.Random, legal_moves: LegalMo
         moves = legal(state, seat)
         if moves:
             return Choice("move", seat, moves[rng.randrange(len(moves))])
-    if rules.expire is not None and rules.timer(state) is not None:
-        return Choice("expired", None)
-    return Choice("timeout", seats[0])
+    given = fallback(rules, state)
+    assert given is not None, "an awaited seat without legal moves, and nothing moves the game on"
+    return Choice.of(given)
 
 
 def transition(rules: AnyRules, state: Any, choice: Choice) -> tuple[Any, tuple[Effect, ...]]:
-    if choice.kind == "move":
-        return rules.apply(state, choice.seat, choice.move)
-    if choice.kind == "expired":
-        assert rules.expire is not None
-        return rules.expire(state)
-    return rules.timeout(state, choice.seat)
+    """The record ``choice`` applied (`base.step`)."""
+    return step(rules, state, choice.input())
 
 
 @dataclass

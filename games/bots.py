@@ -41,8 +41,8 @@ How `strong` maps the contract onto a tree:
   whose first `INTERRUPT_PROBES` probes found no interrupt stops looking, so
   games without interrupts do not pay for them.
 - Awaited seats with no legal move (the answered seats of a reaction window):
-  the game timer expires if there is one, otherwise the lowest such seat
-  times out (``rules.timeout``, the page's default move).
+  ``base.fallback``: the game timer expires if there is one, otherwise the
+  lowest such seat times out (the page's default move).
 - After the tree, at most `PLAYOUT_DEPTH` random records (and `MAX_RECORDS`
   per iteration in all). A finished game scores by its `Outcome`
   (`outcome_rewards`: winning, then rank). An unfinished one scores each seat
@@ -73,7 +73,7 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from games.engines.base import JSON, Outcome, Rules, RulesError, Seat
+from games.engines.base import JSON, Outcome, Rules, RulesError, Seat, fallback, step
 from games.engines.rng import pick, randbelow, rng
 
 Level = Literal["random", "greedy", "strong"]
@@ -439,9 +439,15 @@ def _default_record(rules: AnyRules, state: Any, gen: Any) -> Any:
         legal = rules.legal_moves(state, seat)
         if legal:
             return rules.apply(state, seat, pick(legal, gen))[0]
-    if rules.expire is not None and rules.timer(state) is not None:
-        return rules.expire(state)[0]
-    return rules.timeout(state, awaiting[0])[0]
+    return _fallback(rules, state)
+
+
+def _fallback(rules: AnyRules, state: Any) -> Any:
+    """The state after what moves the game on when no awaited seat can move (`base.fallback`)."""
+    given = fallback(rules, state)
+    if given is None:
+        raise RuntimeError(f"{rules.name}: an awaited seat can move, or the game is over")
+    return step(rules, state, given)[0]
 
 
 def outcome_rewards(outcome: Outcome, players: int) -> list[float]:
@@ -539,9 +545,7 @@ def _play_record(
             decisions.append((seat, levels[seat], time.perf_counter() - started))
             if move is not None:
                 return rules.apply(state, seat, rules.parse_move(move))[0]
-    if rules.expire is not None and rules.timer(state) is not None:
-        return rules.expire(state)[0]
-    return rules.timeout(state, min(awaiting))[0]
+    return _fallback(rules, state)
 
 
 def decision_seed(match_seed: int, version: int, seat: Seat) -> int:

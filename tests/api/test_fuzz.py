@@ -3,13 +3,26 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from games import services
 from games.models import Match
 
 pytestmark = pytest.mark.django_db
+
+PROBLEM_MEMBERS = {"type", "title", "status", "detail", "code"}
+
+
+def assert_problem(r, context=None):
+    """A 4xx answer is an RFC 9457 problem document whose ``status`` is the HTTP status."""
+    assert r["Content-Type"] == "application/problem+json", (context, r["Content-Type"], r.content[:300])
+    body = r.json()
+    assert set(body) >= PROBLEM_MEMBERS, (context, body)
+    assert body["status"] == r.status_code, (context, body)
+    assert isinstance(body["code"], str) and body["code"] and isinstance(body["title"], str), (context, body)
+    return body
+
 
 _json = st.recursive(
     st.none() | st.booleans() | st.integers(-3, 120) | st.text(max_size=10),
@@ -65,14 +78,14 @@ PATHS = [
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(path=st.sampled_from(PATHS), body=_bodies, method=st.sampled_from(["post", "patch"]))
+@example(path="matches", body={"game": 3}, method="post")  # a 400 on every run
 def test_no_body_makes_the_server_fail(arena, path, body, method):
     client, open_id, active_id = arena
     url = "/api/v1/" + path.format(open=open_id, active=active_id)
     r = getattr(client, method)(url, body, format="json")
     assert r.status_code < 500, (url, body, r.content[:300])
     if r.status_code >= 400:
-        assert r["Content-Type"] == "application/problem+json"
-        assert {"type", "title", "status", "detail", "code"} <= set(r.json())
+        assert_problem(r, (method, url, body))
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -83,11 +96,14 @@ def test_no_body_makes_the_server_fail(arena, path, body, method):
         max_size=3,
     )
 )
+@example(query={"status": "nope", "after": "zz"})  # a 400 from the list and from events on every run
 def test_no_query_makes_the_server_fail(arena, query):
     client, _, active_id = arena
     for url in ("/api/v1/matches", f"/api/v1/matches/{active_id}/events", f"/api/v1/matches/{active_id}/state"):
         r = client.get(url, query)
         assert r.status_code < 500, (url, query)
+        if r.status_code >= 400:
+            assert_problem(r, (url, query))
 
 
 def test_a_move_for_the_wrong_game_is_invalid_and_changes_nothing(arena):
@@ -99,3 +115,4 @@ def test_a_move_for_the_wrong_game_is_invalid_and_changes_nothing(arena):
         format="json",
     )
     assert r.status_code in (400, 422) and Match.objects.get(id=active_id).version == before
+    assert assert_problem(r)["code"] in ("invalid_move", "invalid_request", "illegal_move")
