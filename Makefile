@@ -37,7 +37,7 @@ test: install check
 check: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	@echo "mypy: enabled once every engine is strict-clean"
+	$(BIN)/mypy
 	$(BIN)/lint-imports
 
 test-fast: install

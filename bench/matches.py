@@ -2,10 +2,10 @@
 
 The match is created and filled through ``games.services`` (so its ``created``, ``seat_taken`` and
 ``started`` records, its seats and its seed are the real thing). Its later records come from random
-playouts through the engine (`bench.engines.choose`) and are bulk-inserted as ``move_submit`` /
-``deadlines_process`` write them: the parsed move dumped, the effects as JSON with the game timer's
-deadline stamped in, then ``Match.version``, ``awaiting``, the timer and the status (and the result,
-when the game ended). Each built match is checked: a full replay from the database equals the
+playouts through the engine (`bench.engines.choose`), found in memory first (the longest of a few
+attempts), then written through the same path as every live input: ``services.inputs_play`` runs
+each through ``_play`` in one transaction (records, clocks, timer, status and result exactly as a
+live match gets them). Each built match is checked: a full replay from the database equals the
 playout's final state.
 
 Import this module only after ``django.setup()``.
@@ -16,15 +16,11 @@ from __future__ import annotations
 import random
 import time
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
 from typing import Any
 
-from django.db import transaction
-from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
 from accounts.models import User
-from accounts.services import ratings_update
 from bench.common import median
 from bench.engines import Choice, choose, transition
 from games import replay, services
@@ -114,55 +110,12 @@ def _longest_playout(rules: AnyRules, start: Any, needed: int, seed: int) -> tup
 
 
 def _append(match: Match, rules: AnyRules, steps: list[_Step], final: Any) -> None:
-    """Write ``steps`` as records and bring the match row up to date, in one transaction."""
-    now = timezone.now()
-    rows = []
-    timer_key, timer_deadline = match.timer_key, match.timer_deadline
-    for seq, step in enumerate(steps, start=match.version + 1):
-        effects = [e.to_json() for e in step.effects]
-        timer_key, timer_deadline = _stamp_timer(effects, step.timer, timer_key, timer_deadline, now)
-        move = rules.dump_move(step.choice.move) if step.choice.kind == "move" else None
-        rows.append(
-            Record(
-                match=match,
-                seq=seq,
-                type=step.choice.kind,
-                seat=step.choice.seat,
-                actor=ACTORS[step.choice.kind],
-                move=move,
-                effects=effects,
-                data={},
-                at=now,
-            )
-        )
-    outcome = rules.outcome(final)
-    with transaction.atomic():
-        Record.objects.bulk_create(rows, batch_size=500)
-        match.version += len(rows)
-        match.awaiting = sorted(rules.awaiting(final))
-        match.updated_at = now
-        match.timer_key, match.timer_deadline = timer_key, timer_deadline
-        if outcome is not None:
-            match.status, match.finished_at, match.result = Match.Status.FINISHED, now, outcome.to_json()
-            match.timer_key, match.timer_deadline = "", None
-        match.save()
-        if outcome is not None:
-            ratings_update(match)
-
-
-def _stamp_timer(
-    effects: list[dict[str, Any]], timer: Timer | None, key: str, deadline: datetime | None, now: datetime
-) -> tuple[str, datetime | None]:
-    """As ``services._timer_update``: a new timer key starts a countdown, stamped into its effects."""
-    if timer is None:
-        return "", None
-    if timer.key == key:
-        return key, deadline
-    deadline = now + timedelta(seconds=timer.seconds)
-    for effect in effects:
-        if effect["data"].get("deadline", 0) is None:
-            effect["data"]["deadline"] = deadline.isoformat()
-    return timer.key, deadline
+    """Write ``steps`` through the services' one input path, in one transaction."""
+    if not steps:
+        return
+    inputs = [(step.choice.input(), ACTORS[step.choice.kind]) for step in steps]
+    services.inputs_play(match_id=match.id, inputs=inputs)
+    match.refresh_from_db()
 
 
 def _replay_cost(match: Match, rules: AnyRules, final: Any) -> float:

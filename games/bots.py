@@ -361,7 +361,8 @@ class _Search:
             hash(move)
         except TypeError:
             return json.dumps(self.rules.dump_move(move), sort_keys=True)
-        return move
+        key: Hashable = move
+        return key
 
     def _tree_actor(self, state: Any) -> tuple[Seat | None, Sequence[Any]]:
         """The seat whose decision branches the tree here, with its legal moves; None to use the default policy."""
@@ -414,7 +415,7 @@ class _Search:
     def _calibrate(self) -> float:
         """The scale of heuristic advantages: their median size after a few random playouts (finished games aside)."""
         rules = self.rules
-        sizes = []
+        sizes: list[float] = []
         for k in range(CALIBRATION_PLAYOUTS):
             gen = rng(self.seed, "bot", "strong", "calibrate", k)
             state = rules.determinize(self.view, self.seat, gen)
