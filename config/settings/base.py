@@ -186,3 +186,6 @@ VAR_DIR.mkdir(parents=True, exist_ok=True)
 if CELERY_BROKER_URL.startswith("filesystem://"):
     for _folder in ("queue", "processed", "control"):
         (BROKER_DIR / _folder).mkdir(parents=True, exist_ok=True)
+
+# Web client (issue 14): the browser client served at `/` from `web/` (static ES modules, WhiteNoise).
+INSTALLED_APPS += ["web"]
