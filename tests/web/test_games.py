@@ -93,3 +93,22 @@ def test_a_person_plays_a_whole_match_against_a_bot(page, game, prefer):
     result = play_to_end(page, prefer, shot=game)
     assert result["reason"]
     assert page.locator("[data-result]").inner_text().startswith("Result")
+
+
+def test_selecting_an_eko_stack_outlines_its_legal_targets_and_a_click_moves(page):
+    sign_up(page, "selector")
+    create_against_bot(page, "eko")
+    match = page.locator("main.match")
+    # the blind Emperor swap first: keep the layout
+    page.locator("button[data-move*='emperor_swap'][data-move*='null']").click()
+    page.locator("button[data-move*='\"move\"']").first.wait_for()
+    move = json.loads(page.locator("button[data-move*='\"move\"']").first.get_attribute("data-move"))
+    page.locator(f".hex[data-space='{move['from']}']").click()
+    targets = page.locator(".hex.target")
+    assert targets.count() > 0
+    assert page.locator("button.move.hl").count() >= targets.count()
+    version = match.get_attribute("data-version")
+    page.locator(f".hex.target[data-space='{move['to']}']").focus()
+    page.keyboard.press("Enter")  # the board is keyboard-operable too
+    page.wait_for_function("v => document.querySelector('main.match').dataset.version !== v", arg=version)
+    assert page.locator(".error").count() == 0
