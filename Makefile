@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8000
 export PORT
 
-.PHONY: help install run migrate test check test-fast lint format golden bench bench-bots clean
+.PHONY: help install run migrate test check test-fast lint format golden bench bench-bots clean screenshots
 
 help:
 	@echo "make run      start web (gunicorn), Celery worker and beat on 127.0.0.1:$(PORT)"
@@ -31,6 +31,8 @@ run: install
 	bin/run
 
 test: install check
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || [ -n "$$TABULA_CHROMIUM" ] || \
+	  echo "NOTE: no Chromium found, so the browser tests (tests/web) are SKIPPED (apt-get install chromium runs them)"
 	$(BIN)/pytest -n 2 --dist loadgroup $(PYTEST_ARGS)
 
 # The static checks `make test` runs first (and .pre-commit-config.yaml runs on commit).
@@ -51,6 +53,10 @@ format: install
 
 golden: install
 	$(BIN)/python -m tests.golden.generate
+
+# Rewrite docs/screenshots/ (each game at 1280×800 and 390×844) from the browser tests.
+screenshots: install
+	TABULA_SCREENSHOTS=1 $(BIN)/pytest -p no:xdist -q tests/web/test_games.py
 
 bench: install
 	$(BIN)/python bench/run.py

@@ -5,7 +5,7 @@ from typing import Any
 from django.urls import URLPattern, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
-from api.views import accounts, matches
+from api.views import accounts, components, matches
 
 ID = r"(?P<match_id>[A-Za-z0-9_-]+)"
 
@@ -22,6 +22,7 @@ urlpatterns = [
     route(r"users/(?P<username>[\w.@+-]+)", accounts.UserDetailApi, "user-detail"),
     route("games", matches.GameListApi, "game-list"),
     route(r"games/(?P<game>[\w-]+)", matches.GameDetailApi, "game-detail"),
+    route(r"games/(?P<game>[\w-]+)/components", components.GameComponentsApi, "game-components"),
     route("matches", matches.MatchListCreateApi, "match-list"),
     route(f"matches/{ID}", matches.MatchDetailApi, "match-detail"),
     route(f"matches/{ID}/join", matches.MatchJoinApi, "match-join"),

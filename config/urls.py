@@ -10,6 +10,7 @@ urlpatterns = [
     path("livez", ops.livez, name="livez"),
     path("readyz", ops.readyz, name="readyz"),
     path("metrics", ops.metrics, name="metrics"),
+    path("", include("web.urls")),  # the web client (web/): `/`, `/matches/{id}`, …
 ]
 
 handler404 = "api.exceptions.not_found_view"

@@ -231,3 +231,7 @@ def instrument_database(databases: dict[str, Any]) -> None:
         engine = db["ENGINE"]
         if engine in ("django.db.backends.postgresql", "django.db.backends.sqlite3"):
             db["ENGINE"] = "django_prometheus.db.backends." + engine.rsplit(".", 1)[1]
+
+
+# --- Web client (issue 14): the browser client served at `/` from `web/` (static ES modules, WhiteNoise).
+INSTALLED_APPS += ["web"]

@@ -1,0 +1,113 @@
+// The HTTP API, as a third-party client sees it: a token in localStorage, JSON in and out,
+// RFC 9457 problem documents turned into sentences for people.
+
+const BASE = "/api/v1/";
+const TOKEN_KEY = "tabula.token";
+const USER_KEY = "tabula.username";
+
+export const session = {
+  get token() { return localStorage.getItem(TOKEN_KEY); },
+  get username() { return localStorage.getItem(USER_KEY); },
+  save(token, username) { localStorage.setItem(TOKEN_KEY, token); localStorage.setItem(USER_KEY, username); },
+  clear() { localStorage.removeItem(TOKEN_KEY); localStorage.removeItem(USER_KEY); },
+};
+
+export class ApiError extends Error {
+  constructor(status, problem) {
+    super(describeProblem(status, problem));
+    this.status = status;
+    this.problem = problem || {};
+    this.code = this.problem.code || `http_${status}`;
+  }
+}
+
+const WORDS = {
+  version_conflict: "Someone else moved first, so the board has been refreshed. Look again and try again.",
+  race_lost: "Too late: that card is no longer on top. The board has been refreshed.",
+  not_awaited: "It is not your turn to do that.",
+  not_seated: "You are not seated in this match.",
+  match_over: "This match is over.",
+  not_authenticated: "Please sign in first.",
+  authentication_failed: "Your session has ended. Please sign in again.",
+  rate_limited: "Too many requests: wait a moment and try again.",
+  service_unavailable: "The server is unavailable for a moment. Try again shortly.",
+};
+
+export function describeProblem(status, p) {
+  if (!p || typeof p !== "object") return status ? `The server answered ${status}.` : "The server could not be reached.";
+  if (WORDS[p.code]) return WORDS[p.code];
+  let text = p.detail || p.title || `The server answered ${status}.`;
+  if (p.errors) {
+    const fields = Object.entries(p.errors).map(([f, msgs]) => `${f === "non_field_errors" ? "" : f + ": "}${msgs.join(" ")}`);
+    if (fields.length) text = fields.join(" ");
+  }
+  if (p.reason && !text.includes(p.reason)) text += ` (${p.reason.replaceAll("_", " ")})`;
+  return text;
+}
+
+export async function request(method, path, { body, headers = {}, etag, withEtag = false } = {}) {
+  const h = { Accept: "application/json", ...headers };
+  if (session.token) h.Authorization = `Token ${session.token}`;
+  if (body !== undefined) h["Content-Type"] = "application/json";
+  if (etag) h["If-None-Match"] = etag;
+  let response;
+  try {
+    response = await fetch(BASE + path, {
+      method, headers: h, body: body === undefined ? undefined : JSON.stringify(body), credentials: "omit",
+    });
+  } catch (e) {
+    throw new ApiError(0, null);
+  }
+  if (response.status === 304) return { notModified: true, etag: response.headers.get("ETag") };
+  const text = await response.text();
+  let data = null;
+  if (text) { try { data = JSON.parse(text); } catch (e) { data = null; } }
+  if (!response.ok) {
+    if (response.status === 401 && session.token) { session.clear(); window.dispatchEvent(new Event("tabula:signed-out")); }
+    throw new ApiError(response.status, data);
+  }
+  return withEtag ? { data, etag: response.headers.get("ETag") } : data;
+}
+
+export const get = (path, opts) => request("GET", path, opts);
+export const post = (path, body, opts = {}) => request("POST", path, { ...opts, body: body ?? {} });
+
+// Which endpoints this server has, from its OpenAPI document (read once per browser session), so
+// the client can use what exists and hide the rest without probing paths that answer 404.
+const CAPS_KEY = "tabula.paths";
+let templates = null;
+function pathTemplates() {
+  if (templates) return templates;
+  const cached = sessionStorage.getItem(CAPS_KEY);
+  if (cached) { templates = Promise.resolve(JSON.parse(cached)); return templates; }
+  templates = fetch(`${BASE}schema/?format=json`, { headers: { Accept: "application/vnd.oai.openapi+json" } })
+    .then((r) => (r.ok ? r.json() : { paths: {} }))
+    .then((doc) => { const list = Object.keys(doc.paths || {}); sessionStorage.setItem(CAPS_KEY, JSON.stringify(list)); return list; })
+    .catch(() => []);
+  return templates;
+}
+export async function has(path) {
+  const target = `/api/v1/${path.split("?")[0].replace(/\/$/, "")}`;
+  const list = await pathTemplates();
+  const pattern = (t) => new RegExp(`^${t.split(/\{[^}]+\}/).map((part) => part.replace(/[.*+?^$()|[\]\\]/g, "\\$&")).join("[^/]+")}/?$`);
+  return list.some((t) => pattern(t).test(target));
+}
+export const isMissingEndpoint = (e) => e?.status === 404 && String(e.problem?.detail || "").startsWith("No such path");
+
+// An endpoint another capability adds (leaderboards, rating history, me/turns): null when absent.
+export async function optional(path) {
+  if (!(await has(path))) return null;
+  try {
+    return await get(path);
+  } catch (e) {
+    if (isMissingEndpoint(e)) return null;
+    throw e;
+  }
+}
+
+export function newKey() {
+  return (crypto.randomUUID ? crypto.randomUUID() : `${Date.now()}-${Math.random()}`).replace(/[^A-Za-z0-9-]/g, "");
+}
+
+// Every match list is paginated (LimitOffsetPagination): results may be a page or a plain list.
+export const results = (page) => (Array.isArray(page) ? page : page?.results ?? []);

@@ -1,0 +1,369 @@
+// Tabula's web client: one page, ES modules, Preact + htm (vendored, pinned: htm 3.1.1's standalone build).
+import { get, optional, post, results, session } from "./api.js";
+import { watchMe } from "./live.js";
+import { MatchPage } from "./match.js";
+import { Countdown, ErrorNote, Link, gameName, html, mySeat, navigate, render, seatName, useEffect, usePath, useState, when } from "./ui.js";
+
+function useSession() {
+  const [user, setUser] = useState(session.username);
+  useEffect(() => {
+    const out = () => setUser(null);
+    const inn = () => setUser(session.username);
+    window.addEventListener("tabula:signed-out", out);
+    window.addEventListener("tabula:signed-in", inn);
+    return () => { window.removeEventListener("tabula:signed-out", out); window.removeEventListener("tabula:signed-in", inn); };
+  }, []);
+  return user;
+}
+
+// --- my matches, shared by the nav badge and the My games page --------------------------------------
+
+function waitingFor(m, me) {
+  const seat = mySeat(m, me);
+  return m.status === "active" && seat !== null && (m.awaiting || []).includes(seat);
+}
+
+async function loadMine(me) {
+  const [mine, turns] = await Promise.all([get("matches?mine=true&limit=100"), optional("me/turns")]);
+  const all = results(mine);
+  let waiting;
+  if (turns) {
+    const ids = new Set(results(turns).map((t) => t.id || t.match || t.match_id));
+    waiting = all.filter((m) => ids.has(m.id));
+  } else {
+    waiting = all.filter((m) => waitingFor(m, me));
+  }
+  const ids = new Set(waiting.map((m) => m.id));
+  return { waiting, others: all.filter((m) => !ids.has(m.id)) };
+}
+
+function useMine(me) {
+  const [mine, setMine] = useState(null);
+  const [error, setError] = useState(null);
+  useEffect(() => {
+    if (!me) { setMine(null); return undefined; }
+    let alive = true;
+    const load = () => loadMine(me).then((v) => { if (alive) { setMine(v); setError(null); } }).catch((e) => alive && setError(e));
+    load();
+    const stop = watchMe(load);
+    return () => { alive = false; stop(); };
+  }, [me]);
+  return [mine, error];
+}
+
+// --- shell ---------------------------------------------------------------------------------------------
+
+function Nav({ me, waiting }) {
+  const signOut = async () => {
+    try { await post("auth/logout", {}); } catch (e) { /* the token is dropped either way */ }
+    session.clear();
+    window.dispatchEvent(new Event("tabula:signed-out"));
+    navigate("/signin");
+  };
+  return html`<header class="top">
+    <nav aria-label="Main">
+      <${Link} href="/" class="brand">Tabula<//>
+      <${Link} href="/lobby">Lobby<//>
+      ${me && html`<${Link} href="/">My games${waiting ? html` <span class="badge" aria-label=${`${waiting} waiting for you`}>${waiting}</span>` : ""}<//>`}
+      <${Link} href="/leaderboards">Leaderboards<//>
+      <span class="spacer"></span>
+      ${me
+        ? html`<${Link} href=${`/users/${me}`}>${me}<//> <button type="button" class="link" onClick=${signOut}>Sign out</button>`
+        : html`<${Link} href="/signin">Sign in<//> <${Link} href="/signup">Sign up<//>`}
+    </nav>
+  </header>`;
+}
+
+function AuthForm({ mode }) {
+  const [error, setError] = useState(null);
+  const [busy, setBusy] = useState(false);
+  const signup = mode === "signup";
+  const submit = async (e) => {
+    e.preventDefault();
+    const form = new FormData(e.target);
+    const username = form.get("username").trim();
+    const password = form.get("password");
+    setBusy(true);
+    setError(null);
+    try {
+      const body = { username, password };
+      const answer = signup ? await post("auth/register", body) : await post("auth/token", body);
+      session.save(answer.token, answer.username || username);
+      window.dispatchEvent(new Event("tabula:signed-in"));
+      const next = new URLSearchParams(location.search).get("next");
+      navigate(next && next.startsWith("/") ? next : "/", { replace: true });
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const title = signup ? "Sign up" : "Sign in";
+  return html`<main class="narrow">
+    <h1>${title}</h1>
+    <form onSubmit=${submit} class="stack">
+      <label for="username">Username</label>
+      <input id="username" name="username" autocomplete="username" required autofocus />
+      <label for="password">Password</label>
+      <input id="password" name="password" type="password" autocomplete=${signup ? "new-password" : "current-password"} required />
+      <${ErrorNote} error=${error} />
+      <button type="submit" disabled=${busy}>${title}</button>
+    </form>
+    <p>${signup ? html`Have an account? <${Link} href="/signin">Sign in<//>` : html`New here? <${Link} href="/signup">Sign up<//>`}</p>
+  </main>`;
+}
+
+// --- my games ------------------------------------------------------------------------------------------
+
+function MatchRow({ m, me, action }) {
+  const seat = mySeat(m, me);
+  const deadline = seat !== null ? m.deadlines?.seats?.[String(seat)]?.deadline : null;
+  const players = m.seats.map((s) => seatName(m, s.index)).join(", ");
+  let status = m.status;
+  if (m.status === "active") status = waitingFor(m, me) ? "your turn" : `waiting for ${(m.awaiting || []).map((i) => seatName(m, i)).join(", ") || "the server"}`;
+  if (m.status === "open") status = `open: ${m.seats.filter((s) => !s.username && !s.bot).length} seat(s) free`;
+  if (m.status === "finished") status = "finished";
+  return html`<li class="match-row">
+    <${Link} href=${`/matches/${m.id}`}><strong>${gameName(m.game)}</strong> · ${players}<//>
+    <span class="muted">${status}</span>
+    ${deadline && html`<${Countdown} deadline=${deadline} />`}
+    ${action}
+  </li>`;
+}
+
+function MyGames({ me, mine, error }) {
+  if (!me) return html`<main><h1>Tabula</h1><p>Asynchronous tabletop games: EKKO, Enka, Ekö and Ecos.</p>
+    <p><${Link} href="/signup">Sign up<//> or <${Link} href="/signin">sign in<//> to play, or look at the <${Link} href="/lobby">lobby<//>.</p></main>`;
+  return html`<main>
+    <h1>My games</h1>
+    <${ErrorNote} error=${error} />
+    ${!mine ? html`<p>Loading…</p>` : html`
+      <section aria-labelledby="waiting-h"><h2 id="waiting-h">Waiting for you (${mine.waiting.length})</h2>
+        ${mine.waiting.length ? html`<ul class="matches">${mine.waiting.map((m) => html`<${MatchRow} key=${m.id} m=${m} me=${me} />`)}</ul>` : html`<p class="muted">Nothing waits for you.</p>`}
+      </section>
+      <section aria-labelledby="others-h"><h2 id="others-h">Other matches</h2>
+        ${mine.others.length ? html`<ul class="matches">${mine.others.map((m) => html`<${MatchRow} key=${m.id} m=${m} me=${me} />`)}</ul>` : html`<p class="muted">None yet: <${Link} href="/lobby">start one in the lobby<//>.</p>`}
+      </section>`}
+  </main>`;
+}
+
+// --- lobby ---------------------------------------------------------------------------------------------
+
+function OptionInput({ option, value, onChange }) {
+  const id = `opt-${option.name}`;
+  const label = option.name.replaceAll("_", " ");
+  const hint = option.description;
+  if (option.type === "boolean") {
+    return html`<div class="check"><input type="checkbox" id=${id} checked=${value ?? option.default} onChange=${(e) => onChange(e.target.checked)} />
+      <label for=${id}>${label}</label> <small class="muted">${hint}</small></div>`;
+  }
+  if (option.choices) {
+    return html`<div><label for=${id}>${label}</label>
+      <select id=${id} value=${value ?? option.default} onChange=${(e) => onChange(e.target.value)}>
+        ${option.choices.map((c) => html`<option value=${c}>${String(c)}</option>`)}
+      </select> <small class="muted">${hint}</small></div>`;
+  }
+  if (option.type === "integer") {
+    return html`<div><label for=${id}>${label}</label>
+      <input id=${id} type="number" min=${option.minimum} max=${option.maximum} value=${value ?? option.default ?? ""}
+        placeholder=${option.default === null ? "none" : ""} onInput=${(e) => onChange(e.target.value === "" ? null : Number(e.target.value))} />
+      <small class="muted">${hint}</small></div>`;
+  }
+  if (option.type === "seat_or_random") {
+    return html`<div><label for=${id}>${label}</label>
+      <input id=${id} value=${value ?? option.default} onInput=${(e) => onChange(/^\d+$/.test(e.target.value) ? Number(e.target.value) : e.target.value)} />
+      <small class="muted">${hint} (a seat number from 0, or random)</small></div>`;
+  }
+  return null; // object options (fixtures, lists) are for API clients
+}
+
+function CreateMatch({ games, me }) {
+  const [game, setGame] = useState(games[0]?.id);
+  const spec = games.find((g) => g.id === game);
+  const [players, setPlayers] = useState(2);
+  const [options, setOptions] = useState({});
+  const [bots, setBots] = useState({ 1: "random" });
+  const [clock, setClock] = useState("none");
+  const [tc, setTc] = useState({ per_move_s: 86400, bank_s: 259200, increment_s: 43200, on_timeout: "default_move" });
+  const [isPrivate, setPrivate] = useState(false);
+  const [error, setError] = useState(null);
+  const [busy, setBusy] = useState(false);
+  if (!spec) return null;
+  const n = Math.min(Math.max(players, spec.min_players), spec.max_players);
+  const submit = async (e) => {
+    e.preventDefault();
+    setBusy(true); setError(null);
+    const chosen = {};
+    for (const o of spec.options) if (options[`${game}.${o.name}`] !== undefined) chosen[o.name] = options[`${game}.${o.name}`];
+    const body = { game, players: n, options: chosen, private: isPrivate,
+      bots: Object.entries(bots).filter(([s, l]) => Number(s) < n && l).map(([s, l]) => ({ seat: Number(s), level: l })) };
+    if (clock === "per_move") body.time_control = { per_move_s: tc.per_move_s, on_timeout: tc.on_timeout };
+    if (clock === "bank") body.time_control = { bank_s: tc.bank_s, increment_s: tc.increment_s, on_timeout: tc.on_timeout };
+    try {
+      const m = await post("matches", body);
+      navigate(`/matches/${m.id}`);
+    } catch (err) { setError(err); } finally { setBusy(false); }
+  };
+  if (!me) return html`<p><${Link} href="/signin?next=/lobby">Sign in<//> to create a match.</p>`;
+  return html`<form class="create stack" onSubmit=${submit} aria-labelledby="create-h">
+    <h2 id="create-h">Create a match</h2>
+    <div><label for="new-game">Game</label>
+      <select id="new-game" value=${game} onChange=${(e) => setGame(e.target.value)}>
+        ${games.map((g) => html`<option value=${g.id}>${g.name}</option>`)}
+      </select></div>
+    <div><label for="new-players">Players</label>
+      <input id="new-players" type="number" min=${spec.min_players} max=${spec.max_players} value=${n} onInput=${(e) => setPlayers(Number(e.target.value))} />
+      <small class="muted">${spec.min_players}–${spec.max_players}; you take seat 1</small></div>
+    <fieldset><legend>Seats</legend>
+      ${Array.from({ length: n - 1 }, (_, i) => i + 1).map((s) => html`<div key=${s}><label for=${`seat-${s}`}>Seat ${s + 1}</label>
+        <select id=${`seat-${s}`} value=${bots[s] || ""} onChange=${(e) => setBots({ ...bots, [s]: e.target.value })}>
+          <option value="">Open for a person</option>
+          <option value="random">Bot: random</option>
+          <option value="greedy">Bot: greedy</option>
+          <option value="strong">Bot: strong</option>
+        </select></div>`)}
+    </fieldset>
+    <fieldset><legend>Options</legend>
+      ${spec.options.filter((o) => !o.restricted).map((o) => html`<${OptionInput} key=${`${game}.${o.name}`} option=${o}
+        value=${options[`${game}.${o.name}`]} onChange=${(v) => setOptions({ ...options, [`${game}.${o.name}`]: v })} />`)}
+    </fieldset>
+    <fieldset><legend>Time control</legend>
+      <div><label for="new-clock">Clock</label>
+        <select id="new-clock" value=${clock} onChange=${(e) => setClock(e.target.value)}>
+          <option value="none">None</option><option value="per_move">Per move</option><option value="bank">Bank and increment</option>
+        </select></div>
+      ${clock === "per_move" && html`<div><label for="tc-move">Seconds per move</label><input id="tc-move" type="number" min="1" value=${tc.per_move_s} onInput=${(e) => setTc({ ...tc, per_move_s: Number(e.target.value) })} /></div>`}
+      ${clock === "bank" && html`<div><label for="tc-bank">Bank (seconds)</label><input id="tc-bank" type="number" min="1" value=${tc.bank_s} onInput=${(e) => setTc({ ...tc, bank_s: Number(e.target.value) })} /></div>
+        <div><label for="tc-inc">Increment (seconds)</label><input id="tc-inc" type="number" min="0" value=${tc.increment_s} onInput=${(e) => setTc({ ...tc, increment_s: Number(e.target.value) })} /></div>`}
+      ${clock !== "none" && html`<div><label for="tc-timeout">On timeout</label><select id="tc-timeout" value=${tc.on_timeout} onChange=${(e) => setTc({ ...tc, on_timeout: e.target.value })}>
+        <option value="default_move">Play the default move</option><option value="forfeit">Forfeit</option></select></div>`}
+    </fieldset>
+    <div class="check"><input type="checkbox" id="new-private" checked=${isPrivate} onChange=${(e) => setPrivate(e.target.checked)} /><label for="new-private">Private (only people with the link)</label></div>
+    <${ErrorNote} error=${error} />
+    <button type="submit" disabled=${busy}>Create match</button>
+  </form>`;
+}
+
+function Lobby({ me }) {
+  const [games, setGames] = useState(null);
+  const [filter, setFilter] = useState("");
+  const [open, setOpen] = useState(null);
+  const [error, setError] = useState(null);
+  useEffect(() => { get("games").then(setGames).catch(setError); }, []);
+  useEffect(() => {
+    if (!me) { setOpen([]); return undefined; }
+    let alive = true;
+    const load = () => get(`matches?joinable=true&limit=50${filter ? `&game=${filter}` : ""}`)
+      .then((p) => alive && setOpen(results(p))).catch((e) => alive && setError(e));
+    load();
+    const t = setInterval(load, 5000);
+    return () => { alive = false; clearInterval(t); };
+  }, [filter, me]);
+  const join = async (m) => {
+    try { await post(`matches/${m.id}/join`, {}); navigate(`/matches/${m.id}`); } catch (e) { setError(e); }
+  };
+  return html`<main class="lobby">
+    <h1>Lobby</h1>
+    <${ErrorNote} error=${error} onDismiss=${() => setError(null)} />
+    <section aria-labelledby="open-h"><h2 id="open-h">Open matches</h2>
+      <label for="filter-game">Filter by game</label>
+      <select id="filter-game" value=${filter} onChange=${(e) => setFilter(e.target.value)}>
+        <option value="">All games</option>
+        ${(games || []).map((g) => html`<option value=${g.id}>${g.name}</option>`)}
+      </select>
+      ${!me ? html`<p><${Link} href="/signin?next=/lobby">Sign in<//> to see and join open matches.</p>`
+        : open === null ? html`<p>Loading…</p>`
+        : open.length === 0 ? html`<p class="muted">No open match to join. Create one!</p>`
+        : html`<ul class="matches">${open.map((m) => html`<${MatchRow} key=${m.id} m=${m} me=${me}
+            action=${html`<button type="button" onClick=${() => join(m)}>Join</button>`} />`)}</ul>`}
+    </section>
+    ${games && html`<${CreateMatch} games=${games} me=${me} />`}
+  </main>`;
+}
+
+// --- profiles and leaderboards ----------------------------------------------------------------------
+
+function RatingChart({ points }) {
+  if (!points || points.length < 2) return null;
+  const w = 320, h = 120, pad = 8;
+  const ys = points.map((p) => p.y);
+  const lo = Math.min(...ys), hi = Math.max(...ys), span = hi - lo || 1;
+  const xy = points.map((p, i) => [pad + (i * (w - 2 * pad)) / (points.length - 1), h - pad - ((p.y - lo) * (h - 2 * pad)) / span]);
+  return html`<svg class="chart" viewBox="0 0 ${w} ${h}" role="img" aria-label=${`Rating from ${lo.toFixed(1)} to ${hi.toFixed(1)}`}>
+    <polyline fill="none" stroke="currentColor" stroke-width="2" points=${xy.map((p) => p.join(",")).join(" ")} />
+    ${xy.map(([x, y]) => html`<circle cx=${x} cy=${y} r="2.5" />`)}
+  </svg>`;
+}
+
+function RatingHistory({ username, game }) {
+  const [points, setPoints] = useState(null);
+  useEffect(() => {
+    optional(`users/${username}/ratings/${game}`).then((r) => {
+      const list = results(r?.history ?? r);
+      setPoints(list.map((p, i) => ({ x: i, y: Number(p.ordinal ?? p.rating ?? p.mu ?? 0) })));
+    }).catch(() => setPoints([]));
+  }, [username, game]);
+  return html`<${RatingChart} points=${points} />`;
+}
+
+function Profile({ username, me }) {
+  const [p, setP] = useState(null);
+  const [error, setError] = useState(null);
+  useEffect(() => { setP(null); get(`users/${username}`).then(setP).catch(setError); }, [username]);
+  if (error) return html`<main><${ErrorNote} error=${error} /></main>`;
+  if (!p) return html`<main><p>Loading…</p></main>`;
+  return html`<main>
+    <h1>${p.display_name || p.username}</h1>
+    <p class="muted">Joined ${when(p.date_joined)} · ${Object.entries(p.counts || {}).map(([k, v]) => `${v} ${k}`).join(" · ")}</p>
+    <section aria-labelledby="ratings-h"><h2 id="ratings-h">Ratings</h2>
+      ${p.ratings?.length ? html`<table><thead><tr><th>Game</th><th>Rating</th><th>Matches</th><th>History</th></tr></thead><tbody>
+        ${p.ratings.map((r) => html`<tr><td>${gameName(r.game)}</td><td>${r.ordinal.toFixed(1)}</td><td>${r.matches}</td>
+          <td><${RatingHistory} username=${p.username} game=${r.game} /></td></tr>`)}</tbody></table>`
+        : html`<p class="muted">No rated match yet.</p>`}
+    </section>
+    <section aria-labelledby="recent-h"><h2 id="recent-h">Recent matches</h2>
+      ${p.recent_matches?.length ? html`<ul class="matches">${p.recent_matches.map((m) => html`<${MatchRow} key=${m.id} m=${m} me=${me} />`)}</ul>` : html`<p class="muted">None yet.</p>`}
+    </section>
+  </main>`;
+}
+
+function Leaderboards({ game }) {
+  const [games, setGames] = useState([]);
+  const [board, setBoard] = useState(undefined);
+  const chosen = game || "ekko";
+  useEffect(() => { get("games").then(setGames).catch(() => setGames([])); }, []);
+  useEffect(() => { setBoard(undefined); optional(`leaderboards/${chosen}`).then((b) => setBoard(b)).catch(() => setBoard(null)); }, [chosen]);
+  return html`<main>
+    <h1>Leaderboards</h1>
+    <nav aria-label="Games" class="tabs">${games.map((g) => html`<${Link} href=${`/leaderboards/${g.id}`} aria-current=${g.id === chosen ? "page" : undefined}>${g.name}<//>`)}</nav>
+    ${board === undefined ? html`<p>Loading…</p>`
+      : board === null ? html`<p class="muted">Leaderboards are not available on this server yet.</p>`
+      : html`<table><thead><tr><th>#</th><th>Player</th><th>Rating</th><th>Matches</th></tr></thead><tbody>
+          ${results(board).map((row, i) => html`<tr><td>${row.rank ?? i + 1}</td><td><${Link} href=${`/users/${row.username}`}>${row.username}<//></td>
+            <td>${Number(row.ordinal ?? row.rating ?? 0).toFixed(1)}</td><td>${row.matches ?? ""}</td></tr>`)}</tbody></table>`}
+  </main>`;
+}
+
+// --- the app -------------------------------------------------------------------------------------------
+
+function App() {
+  const path = usePath();
+  const me = useSession();
+  const [mine, mineError] = useMine(me);
+  const waiting = mine?.waiting.length || 0;
+  useEffect(() => { document.title = (waiting ? `(${waiting}) ` : "") + "Tabula"; }, [waiting]);
+  let page;
+  let m;
+  if (path === "/signin" || path === "/signin/") page = html`<${AuthForm} mode="signin" />`;
+  else if (path.startsWith("/signup")) page = html`<${AuthForm} mode="signup" />`;
+  else if (path.startsWith("/lobby") || path.startsWith("/games")) page = html`<${Lobby} me=${me} />`;
+  else if ((m = path.match(/^\/matches\/([A-Za-z0-9_-]+)\/?$/))) {
+    page = me ? html`<${MatchPage} key=${m[1]} id=${m[1]} me=${me} />`
+      : html`<main><p><${Link} href=${`/signin?next=${encodeURIComponent(path)}`}>Sign in<//> to watch or play this match.</p></main>`;
+  } else if ((m = path.match(/^\/users\/([\w.@+-]+)\/?$/))) page = html`<${Profile} key=${m[1]} username=${m[1]} me=${me} />`;
+  else if ((m = path.match(/^\/leaderboards(?:\/([\w-]+))?\/?$/))) page = html`<${Leaderboards} game=${m[1]} />`;
+  else page = html`<${MyGames} me=${me} mine=${mine} error=${mineError} />`;
+  return html`<${Nav} me=${me} waiting=${waiting} />${page}`;
+}
+
+render(html`<${App} />`, document.getElementById("app"));

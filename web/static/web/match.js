@@ -1,0 +1,220 @@
+// The match page (/matches/{id}): the board of its game, the move panel, clocks, the log, the result.
+import { ApiError, get, newKey, post } from "./api.js";
+import { ecos } from "./games/ecos.js";
+import { ekko } from "./games/ekko.js";
+import { eko } from "./games/eko.js";
+import { enka } from "./games/enka.js";
+import { watchMatch } from "./live.js";
+import { Countdown, ErrorNote, Link, gameName, html, seatName, useEffect, useRef, useState } from "./ui.js";
+
+const GAMES = { ekko, enka, eko, ecos };
+
+const RECORD_WORDS = {
+  created: () => "Match created.",
+  seat_taken: (r, n) => `${n(r.seat)} took a seat.`,
+  seat_left: (r, n) => `${n(r.seat)} left.`,
+  bot_added: (r) => `A ${r.data?.level || ""} bot took seat ${r.seat + 1}.`,
+  started: () => "The match started.",
+  resigned: (r, n) => `${n(r.seat)} resigned.`,
+  timeout: (r, n) => `${n(r.seat)} ran out of time.`,
+  expired: () => "The timer ran out.",
+  aborted: () => "The match was aborted.",
+  finished: () => "The match is over.",
+};
+
+function describeRecord(record, game, names) {
+  const lines = [];
+  const head = RECORD_WORDS[record.type];
+  if (head && record.type !== "move" && record.type !== "started") lines.push(head(record, names));
+  if (record.type === "started") lines.push("The match started.");
+  for (const e of record.data?.effects || []) {
+    const text = game.describeEffect?.(e, names);
+    if (text) lines.push(text);
+  }
+  if (!lines.length && record.type === "move") lines.push(`${names(record.seat)} moved.`);
+  return lines;
+}
+
+export function resultWords(result, names) {
+  if (!result) return "";
+  const winners = (result.winners || []).map(names);
+  const who = winners.length === 0 ? "Nobody wins" : winners.length === 1 ? `${winners[0]} wins` : `${winners.join(" and ")} share the win`;
+  const reason = result.reason ? ` (${result.reason.replaceAll("_", " ")})` : "";
+  const scores = (result.scores || []).map((s, i) => `${names(i)} ${s}`).join(", ");
+  return `${who}${reason}. Scores: ${scores}.`;
+}
+
+function Seats({ summary, state, names, game }) {
+  const awaiting = new Set(state?.awaiting || []);
+  const deadlines = state?.deadlines?.seats || summary?.deadlines?.seats || {};
+  return html`<ul class="seats" aria-label="Players">
+    ${summary.seats.map((s) => html`<li key=${s.index} class=${awaiting.has(s.index) ? "to-move" : ""}>
+      <span class="dot seat-${s.index}" aria-hidden="true"></span>
+      ${s.username ? html`<${Link} href=${`/users/${s.username}`}>${s.username}<//>` : names(s.index)}
+      ${state?.you === s.index ? html` <span class="muted">(you)</span>` : ""}
+      ${s.resigned ? html` <span class="muted">resigned</span>` : ""}
+      ${awaiting.has(s.index) ? html` <span class="turn">to move</span>` : ""}
+      ${game?.seatExtra?.(state?.view, s.index)}
+      ${deadlines[String(s.index)]?.deadline && html` <${Countdown} deadline=${deadlines[String(s.index)].deadline} />`}
+    </li>`)}
+  </ul>`;
+}
+
+function MovePanel({ moves, describe, onMove, busy, highlight }) {
+  if (!moves.length) return html`<p class="muted">No move for you right now.</p>`;
+  const groups = new Map();
+  for (const m of moves) {
+    const key = m.type;
+    if (!groups.has(key)) groups.set(key, []);
+    groups.get(key).push(m);
+  }
+  return html`${[...groups.entries()].map(([type, list]) => html`<div class="move-group" key=${type}>
+    <h3>${type.replaceAll("_", " ")}</h3>
+    <div class="moves">${list.map((m) => {
+      const json = JSON.stringify(m);
+      return html`<button type="button" class=${"move" + (highlight?.(m) ? " hl" : "")} data-move=${json} disabled=${busy}
+        onClick=${() => onMove(m)}>${describe(m)}</button>`;
+    })}</div></div>`)}`;
+}
+
+export function MatchPage({ id, me }) {
+  const [summary, setSummary] = useState(null);
+  const [state, setState] = useState(null);
+  const [records, setRecords] = useState([]);
+  const [error, setError] = useState(null);
+  const [fatal, setFatal] = useState(null);
+  const [busy, setBusy] = useState(false);
+  const [selected, setSelected] = useState(null);
+  const [confirmResign, setConfirmResign] = useState(false);
+  const lastSeq = useRef(0);
+  const summaryVersion = useRef(-1);
+  const live = useRef(null);
+  const loading = useRef(false);
+
+  async function refreshAround(s) {
+    // The summary (seats, clocks) and the log follow the state's version.
+    if (loading.current) return;
+    loading.current = true;
+    try {
+      if (!s || s.version !== summaryVersion.current) {
+        const sum = await get(`matches/${id}`);
+        summaryVersion.current = sum.version;
+        setSummary(sum);
+      }
+      const more = await get(`matches/${id}/events?after=${lastSeq.current}`);
+      if (more.length) {
+        lastSeq.current = more[more.length - 1].seq;
+        setRecords((old) => [...old, ...more]);
+      }
+    } catch (e) {
+      if (e.status === 404) setFatal(e); else setError(e);
+    } finally {
+      loading.current = false;
+    }
+  }
+
+  function accept(s) {
+    setState(s);
+    refreshAround(s);
+  }
+
+  useEffect(() => {
+    let alive = true;
+    (async () => {
+      try {
+        const [sum, st] = await Promise.all([get(`matches/${id}`), get(`matches/${id}/state`)]);
+        if (!alive) return;
+        summaryVersion.current = sum.version;
+        setSummary(sum);
+        setState(st);
+        refreshAround(st);
+      } catch (e) {
+        if (alive) setFatal(e);
+      }
+    })();
+    live.current = watchMatch(id, (s) => alive && accept(s));
+    return () => { alive = false; live.current?.stop(); };
+  }, [id]);
+
+  if (fatal) return html`<main><h1>Match</h1><${ErrorNote} error=${fatal} /><p><${Link} href="/lobby">Back to the lobby<//></p></main>`;
+  if (!summary || !state) return html`<main><p>Loading…</p></main>`;
+
+  const game = GAMES[summary.game] || { Board: () => null, describeMove: (m) => JSON.stringify(m), describeEffect: () => null };
+  const names = (seat) => (seat === null || seat === undefined ? "Someone" : seatName(summary, seat));
+  const view = state.view;
+  const moves = state.legal_moves || [];
+  const seated = state.you !== null && state.you !== undefined;
+
+  async function act(fn) {
+    setBusy(true);
+    setError(null);
+    try { await fn(); } catch (e) {
+      setError(e);
+      if (e instanceof ApiError && ["version_conflict", "race_lost", "not_awaited", "match_over"].includes(e.code)) live.current?.refresh();
+    } finally { setBusy(false); }
+  }
+
+  const play = (move) => act(async () => {
+    const answer = await post(`matches/${id}/moves`, { move, expected_version: state.version }, { headers: { "Idempotency-Key": newKey() } });
+    setSelected(null);
+    accept(answer.state);
+    // Bots answer right after a commit: look again shortly rather than at the next poll.
+    if (answer.state.status === "active" && !answer.state.awaiting.includes(answer.state.you)) setTimeout(() => live.current?.refresh(), 300);
+  });
+  const command = (path, body) => act(async () => {
+    const sum = await post(`matches/${id}/${path}`, body || {});
+    summaryVersion.current = -1;
+    setSummary(sum);
+    await live.current?.refresh();
+    refreshAround(null);
+  });
+
+  const freeSeats = summary.seats.filter((s) => !s.username && !s.bot);
+  const names2 = names;
+  const log = records.slice().reverse().flatMap((r) => describeRecord(r, game, names2).map((line, i) => ({ key: `${r.seq}.${i}`, line, seq: r.seq })));
+  const turnWords = state.status === "active"
+    ? (state.awaiting.length ? `Waiting for ${state.awaiting.map((s) => (s === state.you ? "you" : names(s))).join(", ")}` : "Waiting for the server")
+    : state.status === "open" ? "Waiting for players" : state.status === "finished" ? "The match is over" : state.status;
+  const youToMove = seated && state.awaiting.includes(state.you);
+
+  return html`<main class=${`match game-${summary.game}`} data-version=${state.version} data-status=${state.status}>
+    <header class="match-head">
+      <h1>${gameName(summary.game)}</h1>
+      <p class="status" aria-live="polite">${youToMove ? html`<strong class="your-turn">Your turn.</strong> ` : ""}${turnWords}.
+        ${state.deadlines?.timer && html` <span>Timer: <${Countdown} deadline=${state.deadlines.timer} /></span>`}</p>
+    </header>
+    <${Seats} summary=${summary} state=${state} names=${names} game=${game} />
+    <${ErrorNote} error=${error} onDismiss=${() => setError(null)} />
+    ${state.result && html`<section class="result" data-result=${JSON.stringify(state.result)} aria-live="polite">
+      <h2>Result</h2><p>${resultWords(state.result, names)}</p></section>`}
+    ${summary.status === "open" && html`<section class="open-match">
+      <h2>Waiting for players</h2>
+      <p>Share this link to invite someone: <code class="share">${location.origin}/matches/${id}</code></p>
+      ${!seated && freeSeats.length > 0 && html`<button type="button" onClick=${() => command("join")} disabled=${busy}>Join this match</button>`}
+      ${seated && html`<button type="button" onClick=${() => command("leave")} disabled=${busy}>Leave</button>`}
+      ${summary.created_by === me && freeSeats.length > 0 && html` <button type="button" onClick=${() => command("bots", { seat: freeSeats[0].index, level: "random" })} disabled=${busy}>Add a bot to seat ${freeSeats[0].index + 1}</button>`}
+    </section>`}
+    <div class="table">
+      <section class="board" aria-label="Board">
+        ${view && html`<${game.Board} view=${view} state=${state} summary=${summary} names=${names} moves=${moves}
+          selected=${selected} onSelect=${setSelected} onMove=${play} busy=${busy} />`}
+      </section>
+      <aside class="panel" aria-label="Your moves">
+        <h2>Moves</h2>
+        ${seated ? html`<${MovePanel} moves=${moves} describe=${(m) => game.describeMove(m, view, names)} onMove=${play} busy=${busy}
+          highlight=${game.highlight ? (m) => game.highlight(m, selected) : null} />`
+          : html`<p class="muted">You are watching: this is the public view.</p>`}
+        ${seated && state.status === "active" && !summary.seats[state.you]?.resigned && html`<div class="resign">
+          ${confirmResign
+            ? html`<p>Resign this match?</p><button type="button" class="danger" onClick=${() => { setConfirmResign(false); command("resign"); }}>Yes, resign</button>
+               <button type="button" onClick=${() => setConfirmResign(false)}>Keep playing</button>`
+            : html`<button type="button" class="danger" onClick=${() => setConfirmResign(true)}>Resign</button>`}
+        </div>`}
+      </aside>
+    </div>
+    <section class="log" aria-labelledby="log-h">
+      <h2 id="log-h">Log</h2>
+      <ol reversed>${log.slice(0, 60).map((l) => html`<li key=${l.key}>${l.line}</li>`)}</ol>
+    </section>
+  </main>`;
+}

@@ -1,0 +1,13 @@
+"""The client's routes. Listed one by one (no catch-all), so every other path keeps its 404 problem."""
+
+from django.urls import re_path
+
+from web.views import client
+
+urlpatterns = [
+    re_path(
+        r"^(?:|signin|signup|lobby|games|leaderboards(?:/[\w-]+)?|users/[\w.@+-]+|matches/[A-Za-z0-9_-]+)/?$",
+        client,
+        name="web-client",
+    ),
+]
