@@ -362,42 +362,6 @@ def test_b13_15_short_game_and_mid_round_scores() -> None:
     assert result is not None and result.winners == {3} and result.reason == "target_score"
 
 
-def test_b13_20_bound_tiles() -> None:
-    state, _ = eco("brn-07")
-    state, _ = play(state, 0, {"type": "effect", "choice": {"hex": "-1,0"}})
-    assert board(state)[(-1, 0)].terrain == "water"
-    # Only the empty neighbours of W = -1,0, in canonical order (the other frontier hexes are not offered).
-    assert options_of(state, 0) == [
-        {"hex": "-1,-1"},
-        {"hex": "0,-1"},
-        {"hex": "-2,0"},
-        {"hex": "-2,1"},
-        {"hex": "-1,1"},
-    ]
-
-
-def test_b13_23_animal_movement_respects_habitat() -> None:
-    tiles = {"0,0": tile("water", animal="dolphin"), "1,0": tile("water"), "-1,0": tile("grassland")}
-    state, _ = eco("brn-13", tiles=tiles)
-    assert options_of(state, 0) == [{"from": "0,0", "to": "1,0"}]
-    stop = {"type": "effect", "stop": True}
-    assert stop in [ECOS.dump_move(m) for m in ECOS.legal_moves(state, 0)]
-    stopped, fx = play(state, 0, stop)  # 0 moves
-    assert "step_stopped" in kinds(fx) and board(stopped)[(0, 0)].animal == "dolphin"
-    once, _ = play(state, 0, {"type": "effect", "choice": {"from": "0,0", "to": "1,0"}})
-    assert once.prompt is not None and once.prompt.remaining == 1
-    once, _ = play(once, 0, stop)  # 1 move
-    assert board(once)[(1, 0)].animal == "dolphin"
-    manatee = {
-        "0,0": tile("water", animal="manatee"),
-        "1,0": tile("water"),
-        "-1,0": tile("grassland"),
-        "2,0": tile("water"),
-    }
-    state, _ = eco("brn-13", tiles=manatee)
-    assert options_of(state, 0) == []  # 1,0 has no land next to it once the manatee leaves 0,0
-
-
 def test_b13_24_two_player_double_draw() -> None:
     setup = {"seats": [{"tableau": ["brn-25"]}, {"tableau": ["brn-31"]}], "draws": ["sun", "wild"]}
     state = make(setup)
