@@ -229,27 +229,6 @@ def _retraction_setup(p1_completes: bool) -> State:
     )
 
 
-def test_b13_9_retraction_after_an_earlier_eco() -> None:
-    state = _retraction_setup(True)
-    state, _ = play(state, 0, place("brn-09", 0))
-    state, fx = play(state, 1, place("brn-15", 0))
-    assert state.prompt is not None and (state.prompt.type, state.prompt.seat) == ("effect_choice", 0)
-    state, fx = play(state, 0, {"type": "effect", "choice": options_of(state, 0)[0]})
-    assert "tile_added" in kinds(fx)
-    assert state.prompt is not None and (state.prompt.type, state.prompt.seat) == ("eco_confirm", 1)
-    tiles_before, energy_before = board(state), state.seats[1].energy
-    state, fx = play(state, 1, {"type": "eco", "resolve": False})
-    assert inplay(state, 1, "brn-15").cubes == (False, True)
-    assert state.seats[1].energy == energy_before + 1
-    assert state.seats[1].dial == 1 and public(fx, "dial_rotated")[0] == {"seat": 1, "dial": 1}
-    assert board(state) == tiles_before
-    # Without an earlier ECO, p2 resolves with no eco_confirm.
-    state = _retraction_setup(False)
-    state, _ = play(state, 0, place("brn-09", 0))
-    state, fx = play(state, 1, place("brn-15", 0))
-    assert "eco" in kinds(fx) and state.prompt is not None and state.prompt.type == "effect_choice"
-
-
 def _dial_setup(p3: dict[str, Any], **extra: Any) -> State:
     return make(
         {"seats": [{"tableau": ["brn-01"]}, {"tableau": []}, p3], "harbinger": 2, "draws": ["sun", "sun"], **extra}
