@@ -232,7 +232,7 @@ class _Recorder:
 
     def __call__(self, label: str, response: Any, *, full: bool = False) -> Any:
         body = response.content.decode()
-        masked = self.mask(body)
+        masked = self.mask(_canonical(body))
         headers = "".join(f" {h}={response.headers[h]}" for h in _SHOWN_HEADERS if h in response.headers)
         head = self.mask(f"{label} -> {response.status_code}{headers}")
         if full or response.status_code >= 400:
@@ -240,6 +240,15 @@ class _Recorder:
         else:
             self.lines.append(f"{head} body={hashlib.sha256(masked.encode()).hexdigest()[:16]}/{len(masked)}")
         return json.loads(body) if body else None
+
+
+def _canonical(body: str) -> str:
+    """A JSON body with its keys sorted: PostgreSQL's jsonb keeps keys in its own order, SQLite in
+    the order written, and the order of an object's members means nothing to a client."""
+    try:
+        return json.dumps(json.loads(body), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    except ValueError:
+        return body
 
 
 def api_transcript(game: str, monkeypatch: Any) -> str:
