@@ -57,6 +57,14 @@ class PayloadTooLarge(drf.APIException):
         return problem(413, "payload_too_large", "Payload too large", str(self.detail), limit=self.limit)
 
 
+class RequestTimeout(drf.APIException):
+    """408: the client did not send its whole body in time."""
+
+    status_code = 408
+    default_code = "request_timeout"
+    default_detail = "Request timeout"
+
+
 class RateLimited(drf.APIException):
     """429: a rate limit (`api.ratelimit`) is spent; ``wait`` whole seconds until it refills."""
 

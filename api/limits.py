@@ -24,7 +24,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 
-from api.exceptions import PROBLEM, PayloadTooLarge, problem, service_unavailable_response
+from api.exceptions import PROBLEM, PayloadTooLarge, RequestTimeout, problem, service_unavailable_response
 
 log = logging.getLogger(__name__)
 
@@ -80,7 +80,10 @@ class StrictJSONParser(JSONParser):
     def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> Any:
         request = (parser_context or {}).get("request")
         limit = body_limit(request.path if request is not None else "")
-        raw = stream.read(limit + 1) if stream is not None else b""
+        try:
+            raw = stream.read(limit + 1) if stream is not None else b""
+        except OSError:  # the client stopped sending (config/gunicorn.py's read deadline)
+            raise RequestTimeout() from None
         if len(raw) > limit:
             raise PayloadTooLarge(limit)
         try:

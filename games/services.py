@@ -150,7 +150,7 @@ def match_create(
         raise InvalidRequest(exc.message, errors={"options": [exc.message]}) from exc
     bot_seats = _validate_bots(bots, players)
     tc = clocks.validate(time_control)
-    _check_quotas(user, with_bots=bool(bot_seats))
+    _check_quotas(user, with_bots=bool(bot_seats), stays_open=len(bot_seats) < players - 1)
     now = timezone.now()
     match = Match.objects.create(
         id=_match_id(),
@@ -198,13 +198,13 @@ def _check_option_bounds(options: dict[str, Any]) -> None:
             )
 
 
-def _check_quotas(user: User, *, with_bots: bool) -> None:
+def _check_quotas(user: User, *, with_bots: bool, stays_open: bool = False) -> None:
     """At most ``TABULA_MAX_OPEN_MATCHES`` open matches per creator, and ``TABULA_MAX_BOT_MATCHES``
     live matches with bots; the creator's row is locked so that racing creations count each other."""
     User.objects.select_for_update().filter(pk=user.pk).values_list("pk", flat=True).first()
     mine = Match.objects.filter(created_by=user)
     cap = settings.TABULA_MAX_OPEN_MATCHES
-    if mine.filter(status=Match.Status.OPEN).count() >= cap:
+    if stays_open and mine.filter(status=Match.Status.OPEN).count() >= cap:
         raise QuotaExceeded(f"You have {cap} open matches: start, leave or finish one first.", limit=cap)
     if with_bots:
         cap = settings.TABULA_MAX_BOT_MATCHES
@@ -592,6 +592,21 @@ def match_resign(*, match_id: str, user: User) -> Match:
     if seat.resigned:
         raise Conflict("already_resigned", "You have already resigned.")
     return _play(match, seats, Resigned(seat.index), actor=Record.Actor.PLAYER).match
+
+
+@transaction.atomic
+def match_abort(*, match_id: str, by: User, reason: str = "staff") -> Match:
+    """Stop a live match for good (staff, from the admin): an `aborted` record, no result, no rating."""
+    match = _lock(match_id)
+    if not match.is_live:
+        raise MatchOver(f"The match is {match.status}.")
+    now = timezone.now()
+    _append(match, Record.Type.ABORTED, actor=Record.Actor.SYSTEM, data={"reason": reason, "by": by.username}, at=now)
+    match.status, match.finished_at, match.updated_at = Match.Status.ABORTED, now, now
+    match.awaiting, match.timer_key, match.timer_deadline = [], "", None
+    Seat.objects.filter(match=match).update(deadline=None, clock_started_at=None)
+    match.save()
+    return match
 
 
 # --- deadlines ----------------------------------------------------------------------------------

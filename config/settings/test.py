@@ -43,3 +43,4 @@ TABULA_MAX_BOT_MATCHES = 10_000
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "tabula-test"}}
 # Every task on this process's own queue, where the worker a test starts listens.
 CELERY_TASK_ROUTES = {name: {"queue": CELERY_TASK_DEFAULT_QUEUE} for name in CELERY_TASK_ROUTES}  # noqa: F405
+TABULA_BOT_TURN_MOVES = 500  # inline tasks: re-queueing would nest one task inside another
