@@ -42,7 +42,12 @@ def token_for(user: User) -> str:
 def user_login(*, username: str, password: str) -> str:
     """The token of the account with these credentials; one answer for every way of being wrong."""
     user = User.objects.filter(username=username).first()
-    if user is None or not user.is_active or not user.check_password(password):
+    if user is None:
+        User().set_password(password)  # hash anyway: an unknown name takes as long as a wrong password
+        correct = False
+    else:
+        correct = user.check_password(password)
+    if user is None or not correct or not user.is_active:
         raise InvalidRequest(
             "Wrong username or password.", errors={"non_field_errors": ["Wrong username or password."]}
         )

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import logging
+import math
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import PermissionDenied
+from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, JsonResponse
 from rest_framework import exceptions as drf
 from rest_framework.response import Response
@@ -35,8 +38,58 @@ _DRF_CODES: dict[type[drf.APIException], str] = {
     drf.MethodNotAllowed: "method_not_allowed",
     drf.NotAcceptable: "not_acceptable",
     drf.UnsupportedMediaType: "unsupported_media_type",
-    drf.Throttled: "throttled",
+    drf.Throttled: "rate_limited",
 }
+
+
+class PayloadTooLarge(drf.APIException):
+    """413: the body is over the path's limit (`api.limits`)."""
+
+    status_code = 413
+    default_code = "payload_too_large"
+    default_detail = "Payload too large"
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"The request body is larger than {limit} bytes.")
+        self.limit = limit
+
+    def problem(self) -> dict[str, Any]:
+        return problem(413, "payload_too_large", "Payload too large", str(self.detail), limit=self.limit)
+
+
+class RequestTimeout(drf.APIException):
+    """408: the client did not send its whole body in time."""
+
+    status_code = 408
+    default_code = "request_timeout"
+    default_detail = "Request timeout"
+
+
+class RateLimited(drf.APIException):
+    """429: a rate limit (`api.ratelimit`) is spent; ``wait`` whole seconds until it refills."""
+
+    status_code = 429
+    default_code = "rate_limited"
+    default_detail = "Too many requests"
+
+    def __init__(self, wait: int, scope: str, headers: dict[str, str]) -> None:
+        super().__init__(f"Too many requests ({scope}): retry in {wait} s.")
+        self.wait, self.scope, self.headers = max(1, wait), scope, headers
+
+
+def service_unavailable_body() -> dict[str, Any]:
+    return problem(
+        503,
+        "service_unavailable",
+        "Service unavailable",
+        "The database is not answering; retry after the number of seconds in Retry-After.",
+    )
+
+
+def service_unavailable_response() -> JsonResponse:
+    response = JsonResponse(service_unavailable_body(), status=503, content_type=PROBLEM)
+    response["Retry-After"] = str(settings.TABULA_RETRY_AFTER_S)
+    return response
 
 
 def problem(status: int, code: str, title: str, detail: str, **extra: Any) -> dict[str, Any]:
@@ -83,9 +136,13 @@ def to_problem(exc: Exception) -> dict[str, Any] | None:
         return problem(404, "not_found", "Not found", "Nothing here.")
     if isinstance(exc, PermissionDenied):
         return problem(403, "forbidden", "Forbidden", "You may not do that.")
+    if isinstance(exc, PayloadTooLarge):
+        return exc.problem()
     if isinstance(exc, drf.APIException):
-        code = _DRF_CODES.get(type(exc), exc.default_code)
+        code = _DRF_CODES.get(type(exc), str(exc.default_code))
         return problem(exc.status_code, code, str(exc.default_detail), str(exc.detail))
+    if isinstance(exc, OperationalError | InterfaceError):  # the database is down, refusing or too slow
+        return service_unavailable_body()
     return None
 
 
@@ -93,14 +150,19 @@ def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> Respon
     body = to_problem(exc)
     if body is None:
         return None  # a bug: Django's 500 handler (below) answers
-    headers = {}
+    headers: dict[str, str] = {}
+    if isinstance(exc, OperationalError | InterfaceError):
+        log.warning("database unavailable: %s", exc)
+        headers["Retry-After"] = str(settings.TABULA_RETRY_AFTER_S)
+    if isinstance(exc, RateLimited):
+        headers.update(exc.headers)
     if isinstance(exc, drf.APIException):
         auth = getattr(exc, "auth_header", None)
         if auth:
             headers["WWW-Authenticate"] = auth
         wait = getattr(exc, "wait", None)
         if wait:
-            headers["Retry-After"] = str(int(wait))
+            headers["Retry-After"] = str(max(1, math.ceil(wait)))
     response = Response(body, status=body["status"], content_type=PROBLEM, headers=headers)
     return response
 

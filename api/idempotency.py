@@ -12,10 +12,11 @@ import json
 import logging
 from typing import Any
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 
 from accounts.models import User
-from games.errors import IdempotencyKeyReused
+from games.errors import IdempotencyKeyReused, InvalidRequest
 from games.models import IdempotentRequest
 
 log = logging.getLogger(__name__)
@@ -27,6 +28,16 @@ class Replay(Exception):
     def __init__(self, status: int, body: Any) -> None:
         super().__init__("replayed")
         self.status, self.body = status, body
+
+
+def validate_key(key: str) -> None:
+    """1 to ``TABULA_MAX_IDEMPOTENCY_KEY`` printable ASCII characters (the column holds 255), else 400."""
+    limit = settings.TABULA_MAX_IDEMPOTENCY_KEY
+    if len(key) > limit or not all(" " < c <= "~" for c in key):
+        raise InvalidRequest(
+            f"Idempotency-Key must be 1 to {limit} printable ASCII characters, without spaces.",
+            errors={"Idempotency-Key": [f"At most {limit} printable ASCII characters."]},
+        )
 
 
 def fingerprint(path: str, data: Any) -> str:

@@ -8,6 +8,8 @@
    (`bench.reads`, matches built by `bench.matches`).
 3. Writes: moves per second through the API with 50 concurrent 4-player EKKO matches
    (`bench.writes`), on PostgreSQL when a server is reachable, else on SQLite.
+4. Isolation: how late a 2-second clock fires while one user's strong bots play flat out, with
+   a worker per queue and with one shared worker (`bench.isolation`).
 
 Speed is reported, never asserted. The developer's ``var/`` is never touched: sections 2 and 3 use a
 temporary directory and a throwaway database (a SQLite file in that directory, or, when
@@ -36,7 +38,7 @@ sys.path[0] = str(ROOT)  # the project root, not bench/: no module here may shad
 from bench import engines, infra  # noqa: E402
 from bench.infra import Database  # noqa: E402
 
-SECTIONS = ("engines", "reads", "writes")
+SECTIONS = ("engines", "reads", "writes", "isolation")
 
 
 def _arguments() -> argparse.Namespace:
@@ -100,6 +102,10 @@ def main() -> int:
                 from bench import writes
 
                 writes.run(tmp, _write_database(stack, tmp, reads_db))
+            if "isolation" in sections:
+                from bench import isolation
+
+                isolation.run(tmp, reads_db or stack.enter_context(infra.sqlite_database(tmp)))
     except KeyboardInterrupt:
         print("\ninterrupted: servers stopped, bench database and temporary files removed", file=sys.stderr)
         return 130

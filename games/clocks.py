@@ -17,6 +17,8 @@ from games.errors import InvalidRequest
 KEYS = frozenset({"per_move_s", "bank_s", "increment_s", "on_timeout", "bot_after"})
 ON_TIMEOUT = ("default_move", "forfeit")
 _MINIMUM = {"per_move_s": 1, "bank_s": 1, "increment_s": 0, "bot_after": 1}
+YEAR_S = 365 * 24 * 3600
+_MAXIMUM = {"per_move_s": YEAR_S, "bank_s": YEAR_S, "increment_s": 24 * 3600, "bot_after": 100}  # sane bounds
 
 
 class Clock(Protocol):
@@ -40,9 +42,9 @@ def validate(tc: Any) -> dict[str, Any] | None:
     if unknown:
         errors["time_control"] = [f"Unknown keys: {', '.join(sorted(unknown))}."]
     for name, minimum in _MINIMUM.items():
-        value = tc.get(name)
-        if value is not None and (type(value) is not int or value < minimum):
-            errors[f"time_control.{name}"] = [f"Must be an integer >= {minimum}."]
+        value, maximum = tc.get(name), _MAXIMUM[name]
+        if value is not None and (type(value) is not int or not minimum <= value <= maximum):
+            errors[f"time_control.{name}"] = [f"Must be an integer from {minimum} to {maximum}."]
     if ("per_move_s" in tc) == ("bank_s" in tc):
         errors.setdefault("time_control", []).append("Give exactly one of per_move_s or bank_s.")
     if "increment_s" in tc and "bank_s" not in tc:

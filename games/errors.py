@@ -17,6 +17,7 @@ __all__ = [
     "MatchOver",
     "NotFound",
     "NotSeated",
+    "QuotaExceeded",
     "StaleVersion",
 ]
 
@@ -41,3 +42,9 @@ class MatchOver(ApplicationError):
 
 class IdempotencyKeyReused(ApplicationError):
     code, status, title = "idempotency_key_reused", 422, "Idempotency key reused"
+
+
+class QuotaExceeded(ApplicationError):
+    """A per-user cap (open matches, live matches with bots); the ``limit`` member says how many."""
+
+    code, status, title = "quota_exceeded", 409, "Quota exceeded"

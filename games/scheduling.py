@@ -17,9 +17,12 @@ from datetime import datetime, timedelta
 
 from celery import current_app
 from django.conf import settings
+from django.core.cache import cache
 from django.db import transaction
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
+from games import replay
 from games.models import Match, Seat
 
 log = logging.getLogger(__name__)
@@ -29,6 +32,7 @@ BOTS_TASK = "games.tasks.bots_play"
 TIMER_SLACK_S = 0.2  # fire a little after the deadline: ETAs are not exact
 BOT_IDLE_S = 3  # the sweep wakes bots of matches idle this long (a lost bots_play task)
 SWEEP_LIMIT = 500
+INTERRUPT_SWEPT_TTL_S = 24 * 3600  # how long the sweep remembers it offered a bot its interrupt
 
 
 def _send(name: str, args: tuple[object, ...], countdown: float = 0.0) -> None:
@@ -109,11 +113,36 @@ def due_match_ids(now: datetime | None = None, limit: int = SWEEP_LIMIT) -> list
 
 
 def bot_match_ids(now: datetime | None = None, limit: int = SWEEP_LIMIT) -> list[str]:
-    """Active matches idle for a few seconds in which a bot is awaited (a lost bots_play task)."""
+    """Active matches idle for a few seconds in which a bot has something to do (a lost bots_play task).
+
+    Whatever the other seats are: a candidate is a match with some bot seat that has not resigned
+    (an ``Exists`` over its seats). It is woken when a bot is awaited, every sweep until the bot
+    plays; or, once per version, when a bot holds an interrupt it might take (EKKO's mirror,
+    Enka's jump-in): a bot that declines is not asked again until the match moves on. Oldest
+    first, so a backlog beyond ``limit`` is worked through over successive sweeps.
+    """
     idle = (now or timezone.now()) - timedelta(seconds=BOT_IDLE_S)
-    candidates = (
-        Match.objects.filter(status=Match.Status.ACTIVE, updated_at__lte=idle, seats__resigned=False)
-        .exclude(seats__bot="")
-        .distinct()
+    live_bot = Seat.objects.filter(match=OuterRef("pk"), resigned=False).exclude(bot="")
+    candidates = list(
+        Match.objects.filter(status=Match.Status.ACTIVE, updated_at__lte=idle)
+        .filter(Exists(live_bot))
+        .order_by("updated_at")[:limit]
     )
-    return [m.id for m in candidates[:limit] if bot_seats_to_play(m)]
+    woken = [m.id for m in candidates if bot_seats_to_play(m)]
+    others = [m for m in candidates if m.id not in woken]
+    if others:
+        keys = {f"tabula:bot-interrupt-swept:{m.id}:{m.version}": m for m in others}
+        seen = cache.get_many(list(keys))
+        fresh = {key: m for key, m in keys.items() if key not in seen}
+        if fresh:
+            cache.set_many(dict.fromkeys(fresh, 1), timeout=INTERRUPT_SWEPT_TTL_S)
+        woken += [m.id for m in fresh.values() if _bot_holds_interrupt(m)]
+    return woken
+
+
+def _bot_holds_interrupt(match: Match) -> bool:
+    """A bot seat (not awaited) has a legal move now: an interrupt it might take."""
+    seats = Seat.objects.filter(match=match, resigned=False).exclude(bot="").values_list("index", flat=True)
+    rules = replay.rules_for(match)
+    state = replay.match_state(match)
+    return any(rules.legal_moves(state, s) for s in seats)

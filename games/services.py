@@ -20,6 +20,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 from structlog.contextvars import bind_contextvars
 
@@ -48,6 +49,7 @@ from games.errors import (
     MatchOver,
     NotFound,
     NotSeated,
+    QuotaExceeded,
     StaleVersion,
 )
 from games.models import Match, Record, Seat
@@ -143,6 +145,7 @@ def match_create(
     options = dict(options or {})
     if "setup" in options and not setup_allowed(user):
         raise Forbidden("The setup option is for tests and staff only.")
+    _check_option_bounds(options)
     seed = secrets.randbits(63)
     try:  # the whole deal, with this match's seed: a `setup` may need the board to be checked
         step(rules, None, Started(rules.parse_config(options, players), seed))
@@ -150,6 +153,7 @@ def match_create(
         raise InvalidRequest(exc.message, errors={"options": [exc.message]}) from exc
     bot_seats = _validate_bots(bots, players)
     tc = clocks.validate(time_control)
+    _check_quotas(user, with_bots=bool(bot_seats), stays_open=len(bot_seats) < players - 1)
     now = timezone.now()
     match = Match.objects.create(
         id=_match_id(),
@@ -185,6 +189,32 @@ def match_create(
     _start_if_full(match)
     match.save()
     return match
+
+
+def _check_option_bounds(options: dict[str, Any]) -> None:
+    """Every integer option within ``TABULA_MAX_OPTION_INT`` (the engines bound most; this bounds the rest)."""
+    bound = settings.TABULA_MAX_OPTION_INT
+    for name, value in options.items():
+        if type(value) is int and not -bound <= value <= bound:
+            raise InvalidRequest(
+                f"options.{name} is out of range.", errors={f"options.{name}": [f"Must be from {-bound} to {bound}."]}
+            )
+
+
+def _check_quotas(user: User, *, with_bots: bool, stays_open: bool = False) -> None:
+    """At most ``TABULA_MAX_OPEN_MATCHES`` open matches per creator, and ``TABULA_MAX_BOT_MATCHES``
+    live matches with bots; the creator's row is locked so that racing creations count each other."""
+    User.objects.select_for_update().filter(pk=user.pk).values_list("pk", flat=True).first()
+    mine = Match.objects.filter(created_by=user)
+    cap = settings.TABULA_MAX_OPEN_MATCHES
+    if stays_open and mine.filter(status=Match.Status.OPEN).count() >= cap:
+        raise QuotaExceeded(f"You have {cap} open matches: start, leave or finish one first.", limit=cap)
+    if with_bots:
+        cap = settings.TABULA_MAX_BOT_MATCHES
+        bot_seat = Seat.objects.filter(match=OuterRef("pk")).exclude(bot="")
+        live = mine.filter(status__in=(Match.Status.OPEN, Match.Status.ACTIVE)).filter(Exists(bot_seat))
+        if live.count() >= cap:
+            raise QuotaExceeded(f"You have {cap} live matches with bots: finish or resign one first.", limit=cap)
 
 
 def _rematch_create(match: Match, seats: list[Seat]) -> Match:
@@ -309,6 +339,8 @@ def bot_add(*, match_id: str, user: User, seat: int | None, level: str) -> Match
     if match.created_by_id != user.id:
         raise Forbidden("Only the match's creator may add bots.")
     _require_open(match, "add a bot")
+    if not Seat.objects.filter(match=match).exclude(bot="").exists():
+        _check_quotas(user, with_bots=True)
     if level not in BOT_LEVELS:
         raise InvalidRequest(f"level must be one of {', '.join(BOT_LEVELS)}.", errors={"level": ["Unknown level."]})
     seats = _seats(match)
@@ -394,7 +426,15 @@ def _play(
     if outcome is None:
         _timer_set(match, rules.timer(new_state), effects_json, now)
     seat = seats[author] if author is not None else None
-    if isinstance(given, Moved) and actor == Record.Actor.PLAYER and seat is not None and seat.consecutive_timeouts:
+    # A player's own move ends a run of timeouts, but only a move others see was made by the seat:
+    # resetting the (public) count on a hidden one (EKKO's reaction `pass`) would tell who passed.
+    if (
+        isinstance(given, Moved)
+        and actor == Record.Actor.PLAYER
+        and seat is not None
+        and seat.consecutive_timeouts
+        and not rules.author_hidden(given.move)
+    ):
         seat.consecutive_timeouts = 0
         seat.save(update_fields=["consecutive_timeouts"])
     if isinstance(given, Resigned) and seat is not None:
@@ -623,13 +663,17 @@ def _seat_timeout(match: Match, seats: list[Seat], seat: Seat) -> None:
 
 
 @transaction.atomic
-def match_abort(match_id: str, reason: str) -> Match:
-    """End a live match with no result (`manage.py abort_match`): one `aborted` record, under the lock."""
+def match_abort(*, match_id: str, reason: str, by: User | None = None) -> Match:
+    """End a live match with no result and no rating: one `aborted` record, under the lock.
+
+    By staff from the admin (``by``), or by an operator (`manage.py abort_match`).
+    """
     match = _lock(match_id)
     if not match.is_live:
         raise MatchOver(f"The match is {match.status}.")
     now = timezone.now()
-    _append(match, Record.Type.ABORTED, actor=Record.Actor.SYSTEM, data={"reason": reason, "by": "operator"}, at=now)
+    who = by.username if by is not None else "operator"
+    _append(match, Record.Type.ABORTED, actor=Record.Actor.SYSTEM, data={"reason": reason, "by": who}, at=now)
     match.status, match.finished_at, match.updated_at = Match.Status.ABORTED, now, now
     match.timer_key, match.timer_deadline, match.awaiting = "", None, []
     Seat.objects.filter(match=match).update(deadline=None, clock_started_at=None)

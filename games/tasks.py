@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 from celery import shared_task
+from django.conf import settings
 
 from games import botplay, scheduling, services
 
@@ -35,5 +36,10 @@ def deadlines_sweep() -> int:
 
 @shared_task(ignore_result=True)
 def bots_play(match_id: str, version: int | None) -> int:
-    """Play the awaited bots' moves, through the same service path as a human's."""
-    return botplay.bots_play(match_id=match_id, expected_version=version)
+    """Play the awaited bots' moves, through the same service path as a human's.
+
+    A few moves per task (``TABULA_BOT_TURN_MOVES``), then the match queues behind the other
+    matches' bot turns: one match of bots playing each other flat out gets its share of the bot
+    workers, not all of them.
+    """
+    return botplay.bots_play(match_id=match_id, expected_version=version, limit=settings.TABULA_BOT_TURN_MOVES)

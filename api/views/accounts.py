@@ -10,7 +10,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts import services
+from accounts.errors import InvalidRequest
 from accounts.models import Rating, User
+from api import ratelimit
 from api.authentication import caller
 from api.serializers import MatchSerializer, ProblemSerializer
 from games import selectors
@@ -37,10 +39,11 @@ class AuthRegisterApi(APIView):
         operation_id="auth_register",
         tags=["accounts"],
         request=InputSerializer,
-        responses={201: OutputSerializer, 400: P, 409: P},
+        responses={201: OutputSerializer, 400: P, 409: P, 413: P, 429: P},
         auth=[],
     )
     def post(self, request: Request) -> Response:
+        ratelimit.check(request, "register_ip", ratelimit.client_address(request))
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         user, token = services.user_register(**data.validated_data)
@@ -52,8 +55,8 @@ class AuthTokenApi(APIView):
     authentication_classes: list = []
 
     class InputSerializer(serializers.Serializer):
-        username = serializers.CharField()
-        password = serializers.CharField(write_only=True)
+        username = serializers.CharField(max_length=150)
+        password = serializers.CharField(write_only=True, max_length=1024)
 
     class OutputSerializer(serializers.Serializer):
         token = serializers.CharField()
@@ -62,13 +65,21 @@ class AuthTokenApi(APIView):
         operation_id="auth_token",
         tags=["accounts"],
         request=InputSerializer,
-        responses={200: OutputSerializer, 400: P},
+        responses={200: OutputSerializer, 400: P, 413: P, 429: P},
         auth=[],
     )
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        return Response({"token": services.user_login(**data.validated_data)})
+        username = data.validated_data["username"]
+        ratelimit.login_attempt(request, username)
+        try:
+            token = services.user_login(**data.validated_data)
+        except InvalidRequest:
+            ratelimit.login_failed(username)
+            raise
+        ratelimit.login_succeeded(username)
+        return Response({"token": token})
 
 
 class AuthLogoutApi(APIView):

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlencode
 
 import django_filters
+from django.conf import settings
 from django.db import transaction
 from django.db.models import QuerySet
 from drf_spectacular.types import OpenApiTypes
@@ -19,7 +21,7 @@ from api import idempotency
 from api.authentication import caller, viewer
 from api.schema import MoveJSONField
 from api.serializers import EventSerializer, MatchSerializer, ProblemSerializer, StateSerializer
-from games import selectors, services
+from games import clocks, selectors, services
 from games.engines import RULES
 from games.errors import NotFound
 from games.models import Match
@@ -101,11 +103,11 @@ class MatchFilter(django_filters.FilterSet):
 class TimeControlSerializer(serializers.Serializer):
     """platform.md's pinned ``time_control``: one of ``per_move_s`` or ``bank_s`` (+ ``increment_s``)."""
 
-    per_move_s = serializers.IntegerField(min_value=1, required=False)
-    bank_s = serializers.IntegerField(min_value=1, required=False)
-    increment_s = serializers.IntegerField(min_value=0, required=False)
+    per_move_s = serializers.IntegerField(min_value=1, max_value=clocks.YEAR_S, required=False)
+    bank_s = serializers.IntegerField(min_value=1, max_value=clocks.YEAR_S, required=False)
+    increment_s = serializers.IntegerField(min_value=0, max_value=24 * 3600, required=False)
     on_timeout = serializers.ChoiceField(choices=["default_move", "forfeit"], required=False)
-    bot_after = serializers.IntegerField(min_value=1, required=False)
+    bot_after = serializers.IntegerField(min_value=1, max_value=100, required=False)
 
 
 @extend_schema_field(TimeControlSerializer)
@@ -127,6 +129,7 @@ class MatchCreateSerializer(serializers.Serializer):
 
 
 class MatchListCreateApi(generics.ListAPIView):
+    rate_scopes = {"POST": "create"}
     serializer_class = MatchSerializer
     filterset_class = MatchFilter
     queryset = Match.objects.none()  # for the schema; requests use get_queryset
@@ -144,7 +147,7 @@ class MatchListCreateApi(generics.ListAPIView):
         operation_id="matches_create",
         tags=["matches"],
         request=MatchCreateSerializer,
-        responses={201: MatchSerializer, 400: P, 403: P},
+        responses={201: MatchSerializer, 400: P, 403: P, 409: P, 413: P, 429: P},
     )
     def post(self, request: Request) -> Response:
         data = MatchCreateSerializer(data=request.data)
@@ -235,6 +238,8 @@ class MatchStateApi(APIView):
 
 
 class MoveSubmitApi(APIView):
+    rate_scopes = {"POST": "moves"}
+
     class InputSerializer(serializers.Serializer):
         move = MoveJSONField(help_text="A move of this match's game: an object with a `type`.")
         expected_version = serializers.IntegerField(min_value=0, help_text="The version the move was decided at.")
@@ -253,15 +258,17 @@ class MoveSubmitApi(APIView):
                 OpenApiTypes.STR,
                 OpenApiParameter.HEADER,
                 required=False,
-                description="A retry with the same key returns the first answer.",
+                description="A retry with the same key returns the first answer (1 to 255 printable ASCII characters).",
             )
         ],
-        responses={201: OutputSerializer, 400: P, 403: P, 404: P, 409: P, 422: P},
+        responses={201: OutputSerializer, 400: P, 403: P, 404: P, 409: P, 413: P, 422: P, 429: P},
     )
     def post(self, request: Request, match_id: str) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         key = request.headers.get("Idempotency-Key") or None
+        if key is not None:
+            idempotency.validate_key(key)
         print_ = idempotency.fingerprint(request.path, request.data) if key else ""
         user = caller(request)
         try:
@@ -287,14 +294,38 @@ class EventListApi(APIView):
         operation_id="matches_events",
         tags=["play"],
         parameters=[
-            OpenApiParameter("after", OpenApiTypes.INT, description="Only records after this seq (default 0).")
+            OpenApiParameter("after", OpenApiTypes.INT, description="Only records after this seq (default 0)."),
+            OpenApiParameter(
+                "limit",
+                OpenApiTypes.INT,
+                description=f"At most this many records (default {settings.TABULA_EVENTS_PAGE_SIZE}, "
+                f"at most {settings.TABULA_EVENTS_MAX_PAGE_SIZE}).",
+            ),
+            OpenApiParameter(
+                "Link",
+                OpenApiTypes.STR,
+                OpenApiParameter.HEADER,
+                response=[200],
+                description='`<…/events?after=N&limit=M>; rel="next"` when more records follow this page: '
+                "follow it until there is none.",
+            ),
         ],
         responses={200: EventSerializer(many=True), 400: P, 404: P},
     )
     def get(self, request: Request, match_id: str) -> Response:
-        after = serializers.IntegerField(min_value=0).run_validation(request.query_params.get("after", 0))
+        params = request.query_params
+        after = serializers.IntegerField(min_value=0, max_value=2**31).run_validation(params.get("after", 0))
+        limit = serializers.IntegerField(min_value=1, max_value=settings.TABULA_EVENTS_MAX_PAGE_SIZE).run_validation(
+            params.get("limit", settings.TABULA_EVENTS_PAGE_SIZE)
+        )
         match = selectors.match_get(match_id)
-        return Response(selectors.event_list(match=match, user=caller(request), after=after))
+        events = selectors.event_list(match=match, user=caller(request), after=after, limit=limit + 1)
+        headers = {}
+        if len(events) > limit:
+            events = events[:limit]
+            query = urlencode({"after": events[-1]["seq"], "limit": limit})
+            headers["Link"] = f'<{request.build_absolute_uri(request.path)}?{query}>; rel="next"'
+        return Response(events, headers=headers)
 
 
 class MatchExportApi(APIView):

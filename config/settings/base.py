@@ -235,3 +235,99 @@ def instrument_database(databases: dict[str, Any]) -> None:
 
 # --- Web client (issue 14): the browser client served at `/` from `web/` (static ES modules, WhiteNoise).
 INSTALLED_APPS += ["web"]
+# --- Abuse and faults (issue 10): limits, rate limits, quotas, clean failure, worker queues -------
+# Request bodies: every request is small (a move is well under 1 KiB). Over the limit: 413, unread.
+TABULA_MAX_BODY_BYTES = int(os.environ.get("TABULA_MAX_BODY_BYTES", str(16 * 1024)))
+TABULA_MAX_BODY_BYTES_BY_PATH = {r"^/api/v1/matches/?$": 64 * 1024}  # creation: a staff `setup` deal
+TABULA_MAX_JSON_DEPTH = 32
+TABULA_MAX_IDEMPOTENCY_KEY = 255
+REST_FRAMEWORK["DEFAULT_PARSER_CLASSES"] = ["api.limits.StrictJSONParser"]
+REST_FRAMEWORK["DEFAULT_PAGINATION_CLASS"] = "api.pagination.CappedLimitOffsetPagination"
+REST_FRAMEWORK["DEFAULT_THROTTLE_CLASSES"] = ["api.ratelimit.ScopedRateLimit"]
+MIDDLEWARE.insert(1, "api.limits.ApiGuardMiddleware")  # right after SecurityMiddleware, before any body is read
+MIDDLEWARE.append("api.ratelimit.RateLimitMiddleware")
+TABULA_MAX_PAGE_SIZE = 100  # every list endpoint
+TABULA_EVENTS_PAGE_SIZE = 500  # GET matches/{id}/events without `limit`
+TABULA_EVENTS_MAX_PAGE_SIZE = 1000
+
+# Rate limits: "<count>/<period>" with s, m, h or d; per scope, counted in the shared cache below
+# (so they hold across web processes). TABULA_RATE_LIMITS=off turns every one off (load tests on a
+# private machine); TABULA_RATE_LIMITS="moves=600/m,reads=2000/m" overrides some.
+TABULA_RATE_LIMIT_DEFAULTS = {
+    "login_ip": "30/m",  # POST auth/token, per client address
+    "login_user": "10/m",  # POST auth/token, per username tried
+    "register_ip": "20/h",  # POST auth/register, per client address
+    "create": "30/m",  # POST matches, per user
+    "moves": "600/m",  # POST matches/{id}/moves, per user: stops abuse, never a human's pace
+    "writes": "300/m",  # every other POST/PATCH/DELETE, per user
+    "reads": "1200/m",  # GET, per user
+    "anon": "300/m",  # every anonymous request, per client address
+}
+TABULA_RATE_LIMITS_OFF = os.environ.get("TABULA_RATE_LIMITS", "").strip().lower() in {"off", "0", "false", "no"}
+TABULA_RATE_LIMITS = dict(TABULA_RATE_LIMIT_DEFAULTS)
+if not TABULA_RATE_LIMITS_OFF:
+    for _item in env_list("TABULA_RATE_LIMITS", ""):
+        _scope, _, _rate = _item.partition("=")
+        if _scope.strip() in TABULA_RATE_LIMITS and _rate.strip():
+            TABULA_RATE_LIMITS[_scope.strip()] = _rate.strip()
+# Failed logins for one username: after this many in a row, wait 2, 4, 8… s (at most the cap).
+TABULA_LOGIN_BACKOFF_AFTER = 5
+TABULA_LOGIN_BACKOFF_MAX_S = 900
+# Client address: REMOTE_ADDR, or with N trusted proxies in front, the Nth address from the right
+# of X-Forwarded-For (never trust the header without a proxy that sets it).
+TABULA_TRUSTED_PROXIES = int(os.environ.get("TABULA_TRUSTED_PROXIES", "0"))
+
+# The shared cache (rate limits, the sweep's memory): Redis when REDIS_URL or the broker is Redis;
+# on the embedded default a file cache under var/, which every local process shares.
+REDIS_URL = os.environ.get("REDIS_URL") or (CELERY_BROKER_URL if CELERY_BROKER_URL.startswith("redis") else "")
+if REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": "tabula",
+            "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+        }
+    }
+else:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+            "LOCATION": str(VAR_DIR / "cache"),
+            "KEY_PREFIX": "tabula",
+            "OPTIONS": {"MAX_ENTRIES": 20000},
+        }
+    }
+
+# Quotas per user.
+TABULA_MAX_OPEN_MATCHES = int(os.environ.get("TABULA_MAX_OPEN_MATCHES", "20"))  # created, not yet started
+TABULA_MAX_BOT_MATCHES = int(os.environ.get("TABULA_MAX_BOT_MATCHES", "10"))  # active, with a bot seat
+TABULA_MAX_OPTION_INT = 366 * 24 * 3600  # any integer option (a year, in seconds, is the largest sane one)
+
+# Clean failure: a database that is down, refusing or hung answers 503 within a few seconds.
+TABULA_DB_CONNECT_TIMEOUT_S = int(os.environ.get("TABULA_DB_CONNECT_TIMEOUT_S", "3"))
+TABULA_DB_STATEMENT_TIMEOUT_S = int(os.environ.get("TABULA_DB_STATEMENT_TIMEOUT_S", "5"))
+TABULA_RETRY_AFTER_S = 5
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    DATABASES["default"]["ENGINE"] = "config.postgresql"  # PostgreSQL with a client-side query deadline
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {
+            "connect_timeout": TABULA_DB_CONNECT_TIMEOUT_S,
+            "options": f"-c statement_timeout={TABULA_DB_STATEMENT_TIMEOUT_S * 1000}"
+            f" -c lock_timeout={TABULA_DB_STATEMENT_TIMEOUT_S * 1000}",
+            "keepalives": 1,
+            "keepalives_idle": 5,
+            "keepalives_interval": 2,
+            "keepalives_count": 3,
+            "tcp_user_timeout": (TABULA_DB_STATEMENT_TIMEOUT_S + 2) * 1000,
+        }
+    )
+
+# Worker isolation: timers and bots on their own queues, each with its own worker processes.
+CELERY_TASK_DEFAULT_QUEUE = "celery"
+CELERY_TASK_ROUTES = {
+    "games.tasks.deadline_fire": {"queue": "timers"},
+    "games.tasks.deadlines_sweep": {"queue": "timers"},
+    "games.tasks.bots_play": {"queue": "bots"},
+}
+TABULA_BOT_TURN_MOVES = 8  # a bot task plays this many moves, then queues the rest behind others' turns

@@ -12,3 +12,18 @@ CSRF_COOKIE_SECURE = True
 from config.settings.base import DATABASES, instrument_database  # noqa: E402
 
 instrument_database(DATABASES)
+# --- Production hardening (issue 10): `manage.py check --deploy` is clean with these set ---------
+from config.settings.base import env_bool  # noqa: E402
+
+DEBUG = False  # pinned: never from the environment in production
+# HTTPS: HSTS and the redirect are on unless the environment says otherwise; behind a proxy that
+# terminates TLS, set SECURE_PROXY_SSL_HEADER=HTTP_X_FORWARDED_PROTO (the header it sets) and
+# TABULA_TRUSTED_PROXIES=1 (so rate limits see the client's address).
+SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", str(365 * 24 * 3600)))
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", True)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
+SECURE_REDIRECT_EXEMPT = [r"^healthz/?$", r"^readyz/?$"]  # probes speak plain HTTP inside the network
+if os.environ.get("SECURE_PROXY_SSL_HEADER"):
+    SECURE_PROXY_SSL_HEADER = (os.environ["SECURE_PROXY_SSL_HEADER"], "https")
+CSRF_TRUSTED_ORIGINS = [o for o in os.environ.get("CSRF_TRUSTED_ORIGINS", "").split(",") if o]

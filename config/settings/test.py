@@ -33,3 +33,14 @@ CELERY_TASK_DEFAULT_QUEUE = "tabula-test-" + os.environ.get("PYTEST_XDIST_WORKER
 DATABASES["default"]["CONN_MAX_AGE"] = 0  # a worker thread must not keep the test database open
 WHITENOISE_USE_FINDERS = True  # serve static files from the apps, without collectstatic
 WHITENOISE_AUTOREFRESH = True
+
+# --- Abuse and faults (issue 10) ------------------------------------------------------------------
+# Limits and quotas are off here unless a test turns them on (tests/api/test_limits.py): the
+# suite's own floods are not abuse. Each process keeps its cache in memory.
+TABULA_RATE_LIMITS_OFF = True
+TABULA_MAX_OPEN_MATCHES = 10_000
+TABULA_MAX_BOT_MATCHES = 10_000
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "tabula-test"}}
+# Every task on this process's own queue, where the worker a test starts listens.
+CELERY_TASK_ROUTES = {name: {"queue": CELERY_TASK_DEFAULT_QUEUE} for name in CELERY_TASK_ROUTES}  # noqa: F405
+TABULA_BOT_TURN_MOVES = 500  # inline tasks: re-queueing would nest one task inside another
