@@ -1,8 +1,11 @@
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import include, path, re_path
+
+from api.views.root import ApiRootWithoutSlashApi
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    re_path(r"^api/v1$", ApiRootWithoutSlashApi.as_view()),  # the API root without its slash: no redirect
     path("api/v1/", include("api.urls")),
 ]
 
