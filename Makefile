@@ -6,12 +6,15 @@ PORT ?= 8000
 export PORT
 
 .PHONY: help install run migrate test check test-fast lint format golden bench bench-bots clean screenshots
+.PHONY: help install run migrate test check test-fast lint format golden openapi clients bench bench-bots clean
 
 help:
 	@echo "make run      start web (gunicorn), Celery worker and beat on 127.0.0.1:$(PORT)"
 	@echo "make test     install what is needed and run the whole suite"
 	@echo "make check    ruff (lint and format), mypy and the import-linter contracts"
 	@echo "make golden   rewrite the golden transcripts (tests/golden) after an intended change"
+	@echo "make openapi  rewrite docs/openapi.yaml (the committed API document) after an intended API change"
+	@echo "make clients  generate a Python and a TypeScript client and play every game with each (docs/clients.md)"
 	@echo "make bench    engine costs and GET state vs GET games latency"
 
 $(BIN)/python:
@@ -57,6 +60,12 @@ golden: install
 # Rewrite docs/screenshots/ (each game at 1280×800 and 390×844) from the browser tests.
 screenshots: install
 	TABULA_SCREENSHOTS=1 $(BIN)/pytest -p no:xdist -q tests/web/test_games.py
+openapi: install
+	DJANGO_SETTINGS_MODULE=config.settings.test $(BIN)/python manage.py spectacular --validate --fail-on-warn --file docs/openapi.yaml
+
+clients: install
+	.ci/clients
+	$(BIN)/pytest -q tests/clients
 
 bench: install
 	$(BIN)/python bench/run.py

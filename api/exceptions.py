@@ -92,6 +92,20 @@ def service_unavailable_response() -> JsonResponse:
     return response
 
 
+#: Titles: a short summary of the problem type, the same for every occurrence (RFC 9457 §3.1.3).
+_DRF_TITLES: dict[str, str] = {
+    "malformed_request": "Malformed request",
+    "not_authenticated": "Not authenticated",
+    "authentication_failed": "Authentication failed",
+    "forbidden": "Forbidden",
+    "not_found": "Not found",
+    "method_not_allowed": "Method not allowed",
+    "not_acceptable": "Not acceptable",
+    "unsupported_media_type": "Unsupported media type",
+    "throttled": "Too many requests",
+}
+
+
 def problem(status: int, code: str, title: str, detail: str, **extra: Any) -> dict[str, Any]:
     return {"type": TYPE_BASE + code, "title": title, "status": status, "detail": detail, "code": code, **extra}
 
@@ -140,7 +154,8 @@ def to_problem(exc: Exception) -> dict[str, Any] | None:
         return exc.problem()
     if isinstance(exc, drf.APIException):
         code = _DRF_CODES.get(type(exc), str(exc.default_code))
-        return problem(exc.status_code, code, str(exc.default_detail), str(exc.detail))
+        title = _DRF_TITLES.get(code) or str(exc.default_detail).split("{")[0].strip() or "Error"
+        return problem(exc.status_code, code, title, str(exc.detail))
     if isinstance(exc, OperationalError | InterfaceError):  # the database is down, refusing or too slow
         return service_unavailable_body()
     return None

@@ -1,84 +1,384 @@
-"""OpenAPI pieces built from the engines: each game's moves as a `oneOf` with a `type` discriminator.
+"""The OpenAPI document's game schemas, built from the engines, and the hooks that complete it.
 
-The engines describe their moves as plain data (`MoveSpec`); here they become DRF serializers, one
-per move type, grouped per game by drf-spectacular's `PolymorphicProxySerializer`.
+Per game (component names carry the game): each move type (``EkkoPlayMove``) and their union
+discriminated by ``type`` (``EkkoMove``); the view (``EkkoView``, from the engine's view
+TypedDict); the result (``EkkoResult``); and the state a seat reads (``EkkoState``), whose
+``legal_moves`` are ``EkkoMove`` items. ``MatchState`` is the union of the states, discriminated
+by ``game``, so that a generated client parses each game's view and moves as that game's types.
+
+A move is one component for both directions: what ``legal_moves`` gives is what ``moves``
+takes, unchanged. The body of ``POST moves`` takes a ``Move``: ``anyOf`` the per-game unions,
+because the match in the path decides the game and the same JSON can be a move of two games
+(``{"type": "draw"}`` is EKKO's draw and Enka's); within its game a move matches exactly one branch.
+
+Everything here follows the engines: moves from ``Rules.moves`` (`MoveSpec`), views from the
+TypedDict the engine's ``view`` returns (or, while an engine's ``view`` is annotated as plain
+JSON, the ``<Game>View`` TypedDict of its module), results from `Outcome` plus the members a
+page adds (a ``<Game>Result`` TypedDict of the engine module when there is one).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import sys
+import types
+import typing
+from collections.abc import Callable, Mapping, Sequence
 from functools import cache
-from typing import Any
+from typing import Any, Literal, get_args, get_origin, is_typeddict
 
 from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from drf_spectacular.openapi import AutoSchema
-from drf_spectacular.plumbing import build_basic_type
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import Direction, PolymorphicProxySerializer
+from drf_spectacular.utils import Direction
 from rest_framework import serializers
 
 from games.engines import RULES
-from games.engines.base import MoveField, MoveSpec
+from games.engines.base import MoveField, MoveSpec, Rules
+
+Schema = dict[str, Any]
+PROBLEM = "application/problem+json"
+REF = "#/components/schemas/"
+
+MATCH_STATUSES = ["open", "active", "finished", "aborted"]
 
 
-def _bounds(spec: Any) -> dict[str, Any]:
-    """``min_value``/``max_value`` for an integer member, only the ones the spec sets."""
-    bounds = {"min_value": spec.minimum, "max_value": spec.maximum}
-    return {k: v for k, v in bounds.items() if v is not None}
+def ref(name: str) -> Schema:
+    return {"$ref": REF + name}
 
 
-def _camel(*parts: str) -> str:
+def nullable(schema: Schema) -> Schema:
+    """``schema`` or null (OpenAPI 3.1: JSON Schema's own ``"null"`` type)."""
+    if not schema:
+        return schema  # any value already
+    if "$ref" in schema or "type" not in schema:
+        if "anyOf" in schema:
+            return {**schema, "anyOf": [*schema["anyOf"], {"type": "null"}]}
+        return {"oneOf": [schema, {"type": "null"}]}
+    kinds = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
+    out = {**schema, "type": [*kinds, "null"]}
+    if "enum" in out:
+        out["enum"] = [*out["enum"], None]
+    return out
+
+
+def camel(*parts: str) -> str:
+    """``camel("ekko", "play_drawn")`` → ``EkkoPlayDrawn``."""
     return "".join(p.replace("-", "_").title().replace("_", "") for p in parts)
 
 
-def _field(spec: MoveField) -> serializers.Field:
-    common: dict[str, Any] = {"required": spec.required, "help_text": spec.description or None}
-    if spec.choices is not None:
-        child: serializers.Field = serializers.ChoiceField(choices=list(spec.choices))
-        if spec.type.endswith("_list"):
-            return serializers.ListField(child=child, **common)
-        return serializers.ChoiceField(choices=list(spec.choices), **common)
-    if spec.type == "integer":
-        return serializers.IntegerField(**_bounds(spec), **common)
-    if spec.type == "boolean":
-        return serializers.BooleanField(**common)
+# --- moves ----------------------------------------------------------------------------------------
+
+
+def _items(spec: MoveField) -> Schema:
+    item: Schema = {"type": "string"}
     if spec.type == "integer_list":
-        return serializers.ListField(child=serializers.IntegerField(**_bounds(spec)), **common)
-    if spec.type == "object":
-        return serializers.DictField(**common)
-    if spec.type == "object_list":
-        return serializers.ListField(child=serializers.DictField(), **common)
-    if spec.type == "string_list":
-        return serializers.ListField(child=serializers.CharField(), **common)
-    return serializers.CharField(**common)
+        item = {"type": "integer", **_int_bounds(spec)}
+    elif spec.type == "object_list":
+        item = {"type": "object", "additionalProperties": {}}
+    if spec.choices is not None:
+        item["enum"] = list(spec.choices)
+    return item
 
 
-def _move_serializer(game: str, spec: MoveSpec) -> type[serializers.Serializer]:
-    attrs: dict[str, Any] = {"type": serializers.ChoiceField(choices=[spec.type], help_text=spec.description)}
-    attrs.update({f.name: _field(f) for f in spec.fields})
-    attrs["__doc__"] = f"{RULES[game].title} `{spec.type}`: {spec.description}"
-    return type(_camel(game, spec.type, "move"), (serializers.Serializer,), attrs)
+def _int_bounds(spec: MoveField) -> Schema:
+    bounds = {"minimum": spec.minimum, "maximum": spec.maximum}
+    return {k: v for k, v in bounds.items() if v is not None}
 
 
-@cache
-def game_move_serializer(game: str) -> PolymorphicProxySerializer:
-    rules = RULES[game]
-    return PolymorphicProxySerializer(
-        component_name=_camel(game, "move"),
-        serializers={spec.type: _move_serializer(game, spec) for spec in rules.moves},
-        resource_type_field_name="type",
-        many=False,
-    )
+def move_field_schema(spec: MoveField) -> Schema:
+    out: Schema
+    if spec.type.endswith("_list"):
+        out = {"type": "array", "items": _items(spec)}
+    elif spec.type == "object":
+        out = {"type": "object", "additionalProperties": {}}
+    else:
+        out = {"type": spec.type}
+        if spec.type == "integer":
+            out.update(_int_bounds(spec))
+        if spec.choices is not None:
+            out["enum"] = list(spec.choices)
+    if spec.nullable:
+        out = nullable(out)
+    if spec.description:
+        out["description"] = spec.description
+    return out
 
 
-@cache
-def any_move_serializer() -> PolymorphicProxySerializer:
-    """A move of any game: the per-game unions, each with its own discriminator."""
-    return PolymorphicProxySerializer(
-        component_name="Move",
-        serializers=[game_move_serializer(game) for game in RULES],
-        resource_type_field_name=None,
-        many=False,
-    )
+def move_schema(rules: Rules[Any, Any, Any], spec: MoveSpec) -> Schema:
+    """One move type: a closed object whose ``type`` is the move type."""
+    properties: Schema = {"type": {"type": "string", "enum": [spec.type]}}
+    properties.update({f.name: move_field_schema(f) for f in spec.fields})
+    return {
+        "type": "object",
+        "title": camel(rules.name, spec.type, "move"),
+        "description": f"{rules.title} `{spec.type}`: {spec.description}".rstrip(": "),
+        "properties": properties,
+        "required": ["type", *(f.name for f in spec.fields if f.required)],
+        "additionalProperties": False,
+    }
+
+
+# --- views and results: TypedDicts as schemas ----------------------------------------------------
+
+
+@dataclasses.dataclass
+class _Converter:
+    """Python annotations (TypedDicts, lists, Literals, ``X | None``) as OpenAPI 3.0 schemas."""
+
+    prefix: str
+    components: dict[str, Schema]
+
+    def name(self, cls: type) -> str:
+        return cls.__name__ if cls.__name__.startswith(self.prefix) else self.prefix + cls.__name__
+
+    def typeddict(self, cls: type) -> Schema:
+        name = self.name(cls)
+        if name not in self.components:
+            self.components[name] = {}  # recursion guard
+            hints = typing.get_type_hints(cls)
+            required = getattr(cls, "__required_keys__", frozenset(hints))
+            schema: Schema = {
+                "type": "object",
+                "properties": {key: self.of(hint) for key, hint in hints.items()},
+                "required": [key for key in hints if key in required],
+                "additionalProperties": False,
+            }
+            if cls.__doc__ and not cls.__doc__.startswith(cls.__name__ + "("):
+                schema["description"] = " ".join(cls.__doc__.split())
+            self.components[name] = schema
+        return ref(name)
+
+    def of(self, hint: Any) -> Schema:
+        origin = get_origin(hint)
+        if origin in (typing.Union, types.UnionType):
+            args = [a for a in get_args(hint) if a is not type(None)]
+            inner = self.of(args[0]) if len(args) == 1 else {"anyOf": [self.of(a) for a in args]}
+            return nullable(inner) if len(args) < len(get_args(hint)) else inner
+        if origin is Literal:
+            values = list(get_args(hint))
+            kind = "boolean" if all(type(v) is bool for v in values) else None
+            kind = kind or ("integer" if all(type(v) is int for v in values) else "string")
+            return {"type": kind, "enum": values}
+        if hint is Any or hint is object:
+            return {}
+        if is_typeddict(hint):
+            return self.typeddict(hint)
+        if hint is bool:
+            return {"type": "boolean"}
+        if hint is int:
+            return {"type": "integer"}
+        if hint is float:
+            return {"type": "number"}
+        if hint is str:
+            return {"type": "string"}
+        if origin in (list, tuple, Sequence, typing.Sequence) or hint in (list, tuple):
+            args = [a for a in get_args(hint) if a is not Ellipsis]
+            return {"type": "array", "items": self.of(args[0]) if args else {}}
+        if origin in (dict, Mapping, typing.Mapping) or hint is dict:
+            value_types = get_args(hint)[1:]
+            return {"type": "object", "additionalProperties": self.of(value_types[0]) if value_types else {}}
+        return {}
+
+
+def _engine_typeddict(rules: Rules[Any, Any, Any], hook: Callable[..., Any], suffix: str) -> type | None:
+    """The TypedDict an engine function returns, else the module's ``<Game><suffix>`` TypedDict."""
+    try:
+        returned = typing.get_type_hints(hook).get("return")
+    except Exception:  # an unresolvable annotation: fall back to the module's name
+        returned = None
+    if returned is not None and is_typeddict(returned):
+        return typing.cast(type, returned)
+    module = sys.modules.get(getattr(hook, "__module__", ""))
+    found = getattr(module, camel(rules.name) + suffix, None) if module is not None else None
+    return found if found is not None and is_typeddict(found) else None
+
+
+#: Members a rules page adds to its result, for engines that declare no ``<Game>Result`` TypedDict.
+RESULT_EXTRAS: dict[str, Schema] = {
+    "ekko": {
+        "rematch": {
+            "type": "string",
+            "enum": ["automatic", "offered"],
+            "description": "After a tie: `automatic` (tie_policy rematch: see the match's `rematch`) or `offered`.",
+        }
+    },
+    "ecos": {"tiebreak_draws": {"type": "integer", "description": "Draws played to break a tie."}},
+}
+
+
+def result_base() -> Schema:
+    return {
+        "winners": {"type": "array", "items": {"type": "integer"}},
+        "ranking": {
+            "type": "array",
+            "items": {"type": "array", "items": {"type": "integer"}},
+            "description": "Best first; tied seats share a group.",
+        },
+        "scores": {"type": "array", "items": {"type": "integer"}, "description": "By seat."},
+        "reason": {"type": "string", "description": "One of the rules page's result reasons."},
+    }
+
+
+def _result_schema(rules: Rules[Any, Any, Any], convert: _Converter) -> Schema:
+    properties = result_base()
+    typed = _engine_typeddict(rules, rules.outcome, "Result")
+    if typed is not None:
+        convert.typeddict(typed)  # its members join the result's (its nested TypedDicts stay components)
+        properties.update(convert.components.pop(convert.name(typed)).get("properties", {}))
+    else:
+        properties.update(RESULT_EXTRAS.get(rules.name, {}))
+    return {
+        "type": "object",
+        "description": f"{rules.title}'s result (platform.md), with the members its rules page adds.",
+        "properties": properties,
+        "required": ["winners", "ranking", "scores", "reason"],
+        "additionalProperties": False,
+    }
+
+
+# --- the per-game state, and the whole set ------------------------------------------------------
+
+
+def deadlines_schema() -> Schema:
+    return {
+        "type": "object",
+        "properties": {
+            "timer": {
+                "type": ["string", "null"],
+                "format": "date-time",
+                "description": "When the game's own timer runs out (EKKO's reaction window).",
+            },
+            "seats": {
+                "type": "object",
+                "description": "By seat index: when its clock runs out, and its bank when the clock started.",
+                "additionalProperties": ref("SeatDeadline"),
+            },
+        },
+        "required": ["timer", "seats"],
+        "additionalProperties": False,
+    }
+
+
+def state_schema(rules: Rules[Any, Any, Any], view: Schema) -> Schema:
+    g = camel(rules.name)
+    return {
+        "type": "object",
+        "title": g + "State",
+        "description": f"A seat's (or a spectator's) state of a {rules.title} match (platform.md `GET state`).",
+        "properties": {
+            "match": {"type": "string"},
+            "game": {"type": "string", "enum": [rules.name]},
+            "version": {"type": "integer"},
+            "status": {"type": "string", "enum": MATCH_STATUSES},
+            "you": {"type": ["integer", "null"], "description": "The caller's seat; null for a spectator."},
+            "awaiting": {"type": "array", "items": {"type": "integer"}},
+            "view": nullable(view),
+            "legal_moves": {
+                "type": "array",
+                "items": ref(g + "Move"),
+                "description": "The caller's legal moves, each sendable unchanged as `move`; [] when none.",
+            },
+            "result": nullable(ref(g + "Result")),
+            "deadlines": ref("Deadlines"),
+        },
+        "required": ["match", "game", "version", "status", "you", "awaiting", "view", "legal_moves", "result"]
+        + ["deadlines"],
+        "additionalProperties": False,
+    }
+
+
+def game_components(rules: Rules[Any, Any, Any]) -> dict[str, Schema]:
+    g = camel(rules.name)
+    out: dict[str, Schema] = {}
+    names = []
+    for spec in rules.moves:
+        name = camel(rules.name, spec.type, "move")
+        out[name] = move_schema(rules, spec)
+        names.append(name)
+    out[g + "Move"] = {
+        "description": f"A {rules.title} move: one of its move types, by `type`.",
+        "oneOf": [ref(n) for n in names],
+        "discriminator": {
+            "propertyName": "type",
+            "mapping": {spec.type: REF + n for spec, n in zip(rules.moves, names, strict=True)},
+        },
+    }
+    convert = _Converter(g, out)
+    typed = _engine_typeddict(rules, rules.view, "View")
+    view = convert.typeddict(typed) if typed is not None else {"type": "object", "additionalProperties": {}}
+    if "$ref" not in view:
+        out[g + "View"] = view
+        view = ref(g + "View")
+    out[g + "Result"] = _result_schema(rules, convert)
+    out[g + "State"] = state_schema(rules, view)
+    return out
+
+
+def game_schemas() -> dict[str, Schema]:
+    """Every game's components, ``Move`` (any game's move) and ``MatchState`` (any game's state)."""
+    out: dict[str, Schema] = {
+        "Deadlines": deadlines_schema(),
+        "SeatDeadline": {
+            "type": "object",
+            "properties": {
+                "deadline": {"type": "string", "format": "date-time"},
+                "bank_ms": {"type": ["integer", "null"]},
+            },
+            "required": ["deadline", "bank_ms"],
+            "additionalProperties": False,
+        },
+    }
+    out["Result"] = {
+        "type": "object",
+        "description": "The result (platform.md); a rules page may add members: see `EkkoResult`, `EcosResult`…",
+        "properties": result_base(),
+        "required": ["winners", "ranking", "scores", "reason"],
+        "additionalProperties": {},
+    }
+    for rules in RULES.values():
+        out.update(game_components(rules))
+    games = [camel(g) for g in RULES]
+    out["Move"] = {
+        "description": (
+            "A move of the match's game (the match in the path decides which): sent as `legal_moves` "
+            'gives it. The same JSON may be a move of two games (`{"type": "draw"}`), hence `anyOf`.'
+        ),
+        "anyOf": [ref(g + "Move") for g in games],
+    }
+    out["MatchState"] = {
+        "description": "The caller's state of a match, by game.",
+        "oneOf": [ref(g + "State") for g in games],
+        "discriminator": {"propertyName": "game", "mapping": {g: REF + camel(g) + "State" for g in RULES}},
+    }
+    return out
+
+
+# --- serializer fields that point at these components --------------------------------------------
+
+
+class MoveJSONField(serializers.JSONField):
+    """A move of the match's game; the engine parses it (400 ``invalid_move`` when it is none)."""
+
+
+class StateJSONField(serializers.JSONField):
+    """The caller's state (rendered by ``games.selectors.state_payload``)."""
+
+
+class _RefExtension(OpenApiSerializerFieldExtension):
+    component = ""
+
+    def map_serializer_field(self, auto_schema: AutoSchema, direction: Direction) -> Schema:
+        return ref(self.component)
+
+
+class MoveFieldExtension(_RefExtension):
+    target_class = MoveJSONField
+    component = "Move"
+
+
+class StateFieldExtension(_RefExtension):
+    target_class = StateJSONField
+    component = "MatchState"
 
 
 class TabulaAutoSchema(AutoSchema):
@@ -92,22 +392,136 @@ class TabulaAutoSchema(AutoSchema):
         return super().get_serializer_name(serializer, direction)
 
 
-class MoveJSONField(serializers.JSONField):
-    """A move of the match's game; the engine parses it (400 ``invalid_move`` when it is none)."""
+# --- postprocessing hooks -------------------------------------------------------------------------
 
 
-class MoveFieldExtension(OpenApiSerializerFieldExtension):
-    """Documents `MoveJSONField` as the union of every registered game's moves (resolved lazily)."""
-
-    target_class = MoveJSONField
-
-    def map_serializer_field(self, auto_schema: AutoSchema, direction: Direction) -> dict[str, Any]:
-        if not RULES:
-            return build_basic_type(OpenApiTypes.OBJECT) or {}
-        return auto_schema.resolve_serializer(any_move_serializer(), direction).ref
+def paths_without_trailing_slash(result: Schema, **kwargs: Any) -> Schema:
+    """Every path answers with and without a slash; document the bare form (the root keeps its slash)."""
+    paths = result["paths"].items()
+    result["paths"] = {(p if p == "/api/v1/" else p.rstrip("/") or "/"): item for p, item in paths}
+    return result
 
 
-def paths_without_trailing_slash(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
-    """Postprocessing hook: every path answers with and without a slash; document the bare form."""
-    result["paths"] = {path.rstrip("/") or "/": item for path, item in result["paths"].items()}
+#: The seed of the match each move example comes from (tests/api/test_openapi_examples.py replays it).
+EXAMPLE_SEED = 20_251_201
+EXAMPLE_VERSION = 4  # a 2-seat match just started: created, seat 0 taken, seat 1 taken, started
+
+
+@cache
+def move_example(game: str) -> tuple[int, dict[str, Any]]:
+    """A real first move of a 2-seat match of ``game`` dealt with `EXAMPLE_SEED`: (seat, move).
+
+    The awaited seat's legal move with the most members (the most telling one), so the example
+    is one the server accepts in that match.
+    """
+    from games.engines.base import Started, step
+
+    rules = RULES[game]
+    state, _ = step(rules, None, Started(rules.parse_config({}, 2), EXAMPLE_SEED))
+    seat = min(s for s in rules.awaiting(state) if rules.legal_moves(state, s))
+    moves = [rules.dump_move(m) for m in rules.legal_moves(state, seat)]
+    return seat, max(moves, key=len)
+
+
+def _without_nullable(node: Any) -> Any:
+    if isinstance(node, dict):
+        node = {k: _without_nullable(v) for k, v in node.items()}
+        if node.pop("nullable", False) is True:
+            node = nullable(node)
+        return node
+    if isinstance(node, list):
+        return [_without_nullable(v) for v in node]
+    return node
+
+
+def openapi_31_nullable(result: Schema, **kwargs: Any) -> Schema:
+    """OpenAPI 3.1 has no ``nullable``: what still says it (DRF's pagination schema) says ``"null"``."""
+    return typing.cast(Schema, _without_nullable(result))
+
+
+def add_game_schemas(result: Schema, **kwargs: Any) -> Schema:
+    schemas = result.setdefault("components", {}).setdefault("schemas", {})
+    schemas.update(game_schemas())
+    for item in result["paths"].values():
+        op = item.get("post", {})
+        if op.get("operationId") == "matches_moves_create":
+            op["requestBody"]["content"]["application/json"]["examples"] = {
+                game: {
+                    "summary": f"A {rules.title} move",
+                    "description": f"Seat {move_example(game)[0]}'s first move in a 2-seat {rules.title} match.",
+                    "value": {"move": move_example(game)[1], "expected_version": EXAMPLE_VERSION},
+                }
+                for game, rules in RULES.items()
+            }
+    for game in RULES:
+        schemas[camel(game, "Move")]["examples"] = [move_example(game)[1]]
+    return result
+
+
+_RETRY_AFTER = {"description": "Seconds to wait before retrying.", "schema": {"type": "integer", "minimum": 1}}
+
+#: Each error status: what it means, and where it can occur (a predicate on method, operation).
+ERRORS: dict[int, tuple[str, Callable[[str, Schema], bool]]] = {
+    400: (
+        "Invalid request (`invalid_request` with field `errors`, `malformed_request`, `invalid_move`…)",
+        lambda m, op: "requestBody" in op or any(p.get("in") == "query" for p in op.get("parameters", [])),
+    ),
+    401: (
+        "Not authenticated, or the token is invalid (`not_authenticated`, `authentication_failed`)",
+        lambda m, op: any(op.get("security", [{}])),
+    ),
+    403: (
+        "Forbidden (`forbidden`, `not_seated`, a missing CSRF token under session authentication)",
+        lambda m, op: any(op.get("security", [{}])) and m != "get",
+    ),
+    404: ("Not found (`not_found`)", lambda m, op: any(p.get("in") == "path" for p in op.get("parameters", []))),
+    406: ("Not acceptable: the `Accept` header rules out JSON (`not_acceptable`)", lambda m, op: True),
+    413: ("Payload too large (`payload_too_large`)", lambda m, op: m != "get"),
+    415: (
+        "Unsupported media type: send `application/json` (`unsupported_media_type`)",
+        lambda m, op: "requestBody" in op,
+    ),
+    429: ("Rate limited (`rate_limited`): see `Retry-After`", lambda m, op: True),
+    503: ("Service unavailable (`service_unavailable`): see `Retry-After`", lambda m, op: True),
+}
+
+
+#: Statuses an operation declares itself (where they can occur is its own business).
+DESCRIPTIONS = {
+    409: "Conflict (`version_conflict` with `current_version`, `race_lost`, `match_over`, `seat_taken`…)",
+    422: "Not legal now (`illegal_move` with the rules page's `reason`, `not_awaited`, `idempotency_key_reused`)",
+}
+
+
+def _problem_response(description: str, status: int) -> Schema:
+    response: Schema = {"description": description, "content": {PROBLEM: {"schema": ref("Problem")}}}
+    if status in (429, 503):
+        response["headers"] = {"Retry-After": _RETRY_AFTER}
+    if status == 429:
+        response["headers"]["RateLimit-Policy"] = {
+            "description": "The limit (IETF RateLimit headers).",
+            "schema": {"type": "string"},
+        }
+        response["headers"]["RateLimit"] = {"description": "What is left of it.", "schema": {"type": "string"}}
+    return response
+
+
+def problem_responses(result: Schema, **kwargs: Any) -> Schema:
+    """Every error as ``application/problem+json``, on every operation where it can occur."""
+    for item in result["paths"].values():
+        for method, op in item.items():
+            if not isinstance(op, dict) or "responses" not in op:
+                continue
+            responses = op["responses"]
+            for code, response in list(responses.items()):
+                content = response.get("content", {})
+                if int(code) >= 400 and "application/json" in content:
+                    content[PROBLEM] = content.pop("application/json")
+                    if response.get("description", "") in ("", "No response body"):
+                        response["description"] = DESCRIPTIONS.get(int(code)) or ERRORS[int(code)][0]
+            for status, (description, occurs) in ERRORS.items():
+                declared = str(status) in responses
+                if (not declared and occurs(method, op)) or (declared and status in (429, 503)):
+                    responses[str(status)] = _problem_response(description, status)
+            op["responses"] = dict(sorted(responses.items()))
     return result

@@ -7,6 +7,7 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from games import clocks
 from games.models import Match, Seat
 
 
@@ -25,13 +26,18 @@ class ProblemSerializer(serializers.Serializer):
     )
 
 
-class ResultSerializer(serializers.Serializer):
-    """platform.md's result; a rules page may add members (EKKO ``rematch``, Ecos ``tiebreak_draws``)."""
+RESULT = {"$ref": "#/components/schemas/Result"}  # api.schema: per game, `EkkoResult`…
+DEADLINES = {"$ref": "#/components/schemas/Deadlines"}
 
-    winners = serializers.ListField(child=serializers.IntegerField())
-    ranking = serializers.ListField(child=serializers.ListField(child=serializers.IntegerField()))
-    scores = serializers.ListField(child=serializers.IntegerField())
-    reason = serializers.CharField()
+
+class TimeControlSerializer(serializers.Serializer):
+    """platform.md's pinned ``time_control``: one of ``per_move_s`` or ``bank_s`` (+ ``increment_s``)."""
+
+    per_move_s = serializers.IntegerField(min_value=1, max_value=clocks.YEAR_S, required=False)
+    bank_s = serializers.IntegerField(min_value=1, max_value=clocks.YEAR_S, required=False)
+    increment_s = serializers.IntegerField(min_value=0, max_value=24 * 3600, required=False)
+    on_timeout = serializers.ChoiceField(choices=["default_move", "forfeit"], required=False)
+    bot_after = serializers.IntegerField(min_value=1, max_value=100, required=False)
 
 
 class SeatSerializer(serializers.ModelSerializer):
@@ -53,30 +59,6 @@ class SeatSerializer(serializers.ModelSerializer):
         return seat.bank_ms
 
 
-DEADLINES_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "timer": {"type": "string", "format": "date-time", "nullable": True},
-        "seats": {
-            "type": "object",
-            "description": "By seat index: when its clock runs out, and its bank when the clock started.",
-            "additionalProperties": {
-                "type": "object",
-                "properties": {
-                    "deadline": {"type": "string", "format": "date-time"},
-                    "bank_ms": {"type": "integer", "nullable": True},
-                },
-            },
-        },
-    },
-}
-
-
-@extend_schema_field(DEADLINES_SCHEMA)
-class DeadlinesField(serializers.DictField):
-    pass
-
-
 class MatchSerializer(serializers.ModelSerializer):
     """The match summary (platform.md ``GET matches/{id}``)."""
 
@@ -89,6 +71,7 @@ class MatchSerializer(serializers.ModelSerializer):
     seed = serializers.SerializerMethodField(help_text="Revealed once the match is over.")
     rematch_of = serializers.CharField(source="rematch_of_id", read_only=True, allow_null=True)
     rematch = serializers.SerializerMethodField(help_text="The automatic rematch after a tie, if any.")
+    time_control = serializers.SerializerMethodField()
 
     class Meta:
         model = Match
@@ -122,14 +105,14 @@ class MatchSerializer(serializers.ModelSerializer):
             return {**match.options, "setup": "hidden until the match is over"}
         return match.options
 
-    @extend_schema_field(ResultSerializer(allow_null=True))
+    @extend_schema_field({"oneOf": [RESULT, {"type": "null"}]})
     def get_result(self, match: Match) -> dict[str, Any] | None:
         return match.result  # as stored: a page's added members (EKKO's rematch, Ecos' tiebreak_draws) included
 
     def get_awaiting(self, match: Match) -> list[int]:
         return list(match.awaiting) if match.status == Match.Status.ACTIVE else []
 
-    @extend_schema_field(DEADLINES_SCHEMA)
+    @extend_schema_field(DEADLINES)
     def get_deadlines(self, match: Match) -> dict[str, Any]:
         return {
             "timer": match.timer_deadline.isoformat() if match.timer_deadline else None,
@@ -140,6 +123,10 @@ class MatchSerializer(serializers.ModelSerializer):
             },
         }
 
+    @extend_schema_field(TimeControlSerializer(allow_null=True))
+    def get_time_control(self, match: Match) -> dict[str, Any] | None:
+        return match.time_control
+
     def get_rematch(self, match: Match) -> str | None:
         try:
             return match.rematch.id  # reverse one-to-one: selectors select_related it
@@ -148,22 +135,6 @@ class MatchSerializer(serializers.ModelSerializer):
 
     def get_seed(self, match: Match) -> int | None:
         return None if match.is_live else match.seed
-
-
-class StateSerializer(serializers.Serializer):
-    """The caller's view of the match (platform.md ``GET state``)."""
-
-    match = serializers.CharField()
-    version = serializers.IntegerField()
-    status = serializers.ChoiceField(choices=Match.Status.choices)
-    you = serializers.IntegerField(allow_null=True, help_text="The caller's seat, or null for a spectator.")
-    awaiting = serializers.ListField(child=serializers.IntegerField())
-    view = serializers.DictField(
-        allow_null=True, help_text="Game-specific; see the rules page's *What each seat sees*."
-    )
-    legal_moves = serializers.ListField(child=serializers.DictField(), help_text="Concrete moves, sendable unchanged.")
-    result = ResultSerializer(allow_null=True)
-    deadlines = DeadlinesField(help_text="The game timer, and each running seat clock.")
 
 
 class EventSerializer(serializers.Serializer):

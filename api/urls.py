@@ -5,7 +5,7 @@ from typing import Any
 from django.urls import URLPattern, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
-from api.views import accounts, components, matches
+from api.views import accounts, components, matches, root
 
 ID = r"(?P<match_id>[A-Za-z0-9_-]+)"
 
@@ -15,6 +15,7 @@ def route(pattern: str, view: Any, name: str) -> URLPattern:
 
 
 urlpatterns = [
+    re_path(r"^$", root.ApiRootApi.as_view(), name="api-root"),
     route("auth/register", accounts.AuthRegisterApi, "auth-register"),
     route("auth/token", accounts.AuthTokenApi, "auth-token"),
     route("auth/logout", accounts.AuthLogoutApi, "auth-logout"),

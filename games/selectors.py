@@ -70,6 +70,7 @@ def state_payload(
     """The caller's state (platform.md ``GET state``), computed only from what ``seat`` may see."""
     payload: dict[str, Any] = {
         "match": match.id,
+        "game": match.game,
         "version": match.version,
         "status": match.status,
         "you": seat,

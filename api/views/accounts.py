@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
@@ -29,7 +29,7 @@ class AuthRegisterApi(APIView):
             r"^[\w.@+-]{3,150}$", max_length=150, help_text="3–150 letters, digits, @.+-_"
         )
         password = serializers.CharField(write_only=True, min_length=8, max_length=128)
-        email = serializers.EmailField(required=False, allow_blank=True, default="")
+        email = serializers.EmailField(required=False, allow_blank=True)  # no default: `""` is no e-mail
 
     class OutputSerializer(serializers.Serializer):
         username = serializers.CharField()
@@ -40,6 +40,7 @@ class AuthRegisterApi(APIView):
         tags=["accounts"],
         request=InputSerializer,
         responses={201: OutputSerializer, 400: P, 409: P, 413: P, 429: P},
+        examples=[OpenApiExample("register", {"username": "ann", "password": "correct-horse-9"}, request_only=True)],
         auth=[],
     )
     def post(self, request: Request) -> Response:
@@ -66,6 +67,7 @@ class AuthTokenApi(APIView):
         tags=["accounts"],
         request=InputSerializer,
         responses={200: OutputSerializer, 400: P, 413: P, 429: P},
+        examples=[OpenApiExample("sign in", {"username": "ann", "password": "correct-horse-9"}, request_only=True)],
         auth=[],
     )
     def post(self, request: Request) -> Response:
@@ -106,6 +108,7 @@ class RatingSerializer(serializers.ModelSerializer):
 class MeApi(APIView):
     class OutputSerializer(serializers.ModelSerializer):
         ratings = RatingSerializer(many=True, read_only=True)
+        email = serializers.CharField(read_only=True, help_text='An e-mail address, or "" when none was given.')
 
         class Meta:
             model = User
@@ -131,6 +134,7 @@ class MeApi(APIView):
         tags=["accounts"],
         request=InputSerializer,
         responses={200: OutputSerializer, 400: P, 401: P},
+        examples=[OpenApiExample("rename", {"display_name": "Ann of Tabula"}, request_only=True)],
     )
     def patch(self, request: Request) -> Response:
         data = self.InputSerializer(request.user, data=request.data, partial=True)

@@ -10,7 +10,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import QuerySet
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_field
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import generics, serializers, status
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
@@ -19,17 +19,31 @@ from rest_framework.views import APIView
 
 from api import idempotency
 from api.authentication import caller, viewer
-from api.schema import MoveJSONField
-from api.serializers import EventSerializer, MatchSerializer, ProblemSerializer, StateSerializer
-from games import clocks, selectors, services
+from api.schema import MoveJSONField, StateJSONField
+from api.serializers import EventSerializer, MatchSerializer, ProblemSerializer, TimeControlSerializer
+from games import selectors, services
 from games.engines import RULES
 from games.errors import NotFound
 from games.models import Match
 
 P = ProblemSerializer
+STATE = {"$ref": "#/components/schemas/MatchState"}  # api.schema: per game, discriminated by `game`
 
 
 # --- catalogue -----------------------------------------------------------------------------------
+
+
+class GameOptionSerializer(serializers.Serializer):
+    """One match option of a game (``games.engines.base.Option``)."""
+
+    name = serializers.CharField()
+    type = serializers.ChoiceField(choices=["integer", "boolean", "string", "seat_or_random", "object"])
+    default = serializers.JSONField(help_text="Any JSON value; null when the option is unset by default.")
+    description = serializers.CharField()
+    minimum = serializers.IntegerField(required=False)
+    maximum = serializers.IntegerField(required=False)
+    choices = serializers.ListField(child=serializers.JSONField(), required=False)
+    restricted = serializers.BooleanField(required=False, help_text="`setup`: test settings or staff only.")
 
 
 class GameSerializer(serializers.Serializer):
@@ -38,7 +52,7 @@ class GameSerializer(serializers.Serializer):
     min_players = serializers.IntegerField()
     max_players = serializers.IntegerField()
     rules_version = serializers.IntegerField()
-    options = serializers.ListField(child=serializers.DictField(), help_text="type, default, limits or choices")
+    options = GameOptionSerializer(many=True)
     moves = serializers.ListField(child=serializers.CharField(), help_text="Move types; schemas under `Move`.")
 
 
@@ -100,16 +114,6 @@ class MatchFilter(django_filters.FilterSet):
         )
 
 
-class TimeControlSerializer(serializers.Serializer):
-    """platform.md's pinned ``time_control``: one of ``per_move_s`` or ``bank_s`` (+ ``increment_s``)."""
-
-    per_move_s = serializers.IntegerField(min_value=1, max_value=clocks.YEAR_S, required=False)
-    bank_s = serializers.IntegerField(min_value=1, max_value=clocks.YEAR_S, required=False)
-    increment_s = serializers.IntegerField(min_value=0, max_value=24 * 3600, required=False)
-    on_timeout = serializers.ChoiceField(choices=["default_move", "forfeit"], required=False)
-    bot_after = serializers.IntegerField(min_value=1, max_value=100, required=False)
-
-
 @extend_schema_field(TimeControlSerializer)
 class TimeControlField(serializers.JSONField):
     """Validated by the service, which names the key at fault."""
@@ -148,6 +152,16 @@ class MatchListCreateApi(generics.ListAPIView):
         tags=["matches"],
         request=MatchCreateSerializer,
         responses={201: MatchSerializer, 400: P, 403: P, 409: P, 413: P, 429: P},
+        examples=[
+            OpenApiExample(
+                "two people", {"game": "ekko", "players": 2, "time_control": {"per_move_s": 86400}}, request_only=True
+            ),
+            OpenApiExample(
+                "against a bot",
+                {"game": "enka", "players": 2, "bots": [{"seat": 1, "level": "greedy"}]},
+                request_only=True,
+            ),
+        ],
     )
     def post(self, request: Request) -> Response:
         data = MatchCreateSerializer(data=request.data)
@@ -171,6 +185,7 @@ class MatchJoinApi(APIView):
         tags=["matches"],
         request=InputSerializer,
         responses={200: MatchSerializer, 400: P, 404: P, 409: P},
+        examples=[OpenApiExample("take seat 1", {"seat": 1}, request_only=True)],
     )
     def post(self, request: Request, match_id: str) -> Response:
         data = self.InputSerializer(data=request.data or {})
@@ -213,6 +228,7 @@ class MatchBotAddApi(APIView):
         tags=["matches"],
         request=InputSerializer,
         responses={200: MatchSerializer, 400: P, 403: P, 404: P, 409: P},
+        examples=[OpenApiExample("a random bot", {"seat": 1, "level": "random"}, request_only=True)],
     )
     def post(self, request: Request, match_id: str) -> Response:
         data = self.InputSerializer(data=request.data or {})
@@ -226,7 +242,7 @@ class MatchStateApi(APIView):
         operation_id="matches_state",
         tags=["play"],
         parameters=[OpenApiParameter("If-None-Match", OpenApiTypes.STR, OpenApiParameter.HEADER, required=False)],
-        responses={200: StateSerializer, 304: OpenApiResponse(description="Unchanged since the ETag"), 404: P},
+        responses={200: STATE, 304: OpenApiResponse(description="Unchanged since the ETag"), 404: P},
     )
     def get(self, request: Request, match_id: str) -> Response:
         match = selectors.match_with_seat_of(match_id, viewer(request))
@@ -241,12 +257,12 @@ class MoveSubmitApi(APIView):
     rate_scopes = {"POST": "moves"}
 
     class InputSerializer(serializers.Serializer):
-        move = MoveJSONField(help_text="A move of this match's game: an object with a `type`.")
+        move = MoveJSONField()  # a plain $ref to `Move` (a description would wrap it in allOf)
         expected_version = serializers.IntegerField(min_value=0, help_text="The version the move was decided at.")
 
     class OutputSerializer(serializers.Serializer):
         version = serializers.IntegerField()
-        state = StateSerializer()
+        state = StateJSONField()  # a plain $ref to `MatchState`: openapi-typescript keeps its `game`
 
     @extend_schema(
         operation_id="matches_moves_create",

@@ -144,8 +144,12 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
     "SCHEMA_PATH_PREFIX": r"/api/v1",
+    "OAS_VERSION": "3.1.0",  # JSON Schema's "null": a nullable $ref (a state's view, result) is expressible
     "POSTPROCESSING_HOOKS": [
         "api.schema.paths_without_trailing_slash",
+        "api.schema.add_game_schemas",
+        "api.schema.problem_responses",
+        "api.schema.openapi_31_nullable",
     ],
 }
 
