@@ -69,14 +69,14 @@ def test_a_replay_error_is_reported(matches):
 def test_abort_match_appends_an_aborted_record_through_the_services(matches):
     live, over = matches
     out = io.StringIO()
-    call_command("abort_match", live.id, "--reason", "stuck", stdout=out)
+    call_command("abort_match", "--reason", "stuck", "--", live.id, stdout=out)
     live.refresh_from_db()
     last = Record.objects.filter(match=live).order_by("-seq").first()
     assert live.status == Match.Status.ABORTED and last is not None and last.seq == live.version
     assert last.type == Record.Type.ABORTED and last.data == {"reason": "stuck", "by": "operator"}
     assert live.timer_deadline is None and live.awaiting == []
     with pytest.raises(CommandError, match="match_over"):
-        call_command("abort_match", over.id)
+        call_command("abort_match", "--", over.id)
     with pytest.raises(CommandError, match="not_found"):
         call_command("abort_match", "nope")
     assert "0 problems" in verify()

@@ -14,7 +14,7 @@ class Command(BaseCommand):
     help = "Abort a live match: an `aborted` record is appended through the services, under the match lock."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("match_id")
+        parser.add_argument("match_id", help="The match id (one that starts with '-' goes after --).")
         parser.add_argument("--reason", default="operator", help="Stored in the record (default: operator).")
 
     def handle(self, *args: Any, match_id: str, reason: str, **options: Any) -> None:
