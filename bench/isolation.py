@@ -127,7 +127,7 @@ def _measure(base: str, layout: str) -> list[float]:
 
 def _stop_matches(env: dict[str, str]) -> None:
     code = "from games.models import Match; Match.objects.filter(status='active').update(status='aborted')"
-    subprocess.run([sys.executable, "manage.py", "shell", "-c", code], cwd=infra.ROOT, env=env, check=True)
+    subprocess.run([sys.executable, "manage.py", "shell", "-v", "0", "-c", code], cwd=infra.ROOT, env=env, check=True)
 
 
 def run(tmp: Path, database: Database) -> None:

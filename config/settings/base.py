@@ -233,7 +233,9 @@ def instrument_database(databases: dict[str, Any]) -> None:
     """django-prometheus' database wrappers (query counts and latency), for the running service."""
     for db in databases.values():
         engine = db["ENGINE"]
-        if engine in ("django.db.backends.postgresql", "django.db.backends.sqlite3"):
+        if engine == "config.postgresql":  # the hardening backend (a deadline per query), with metrics
+            db["ENGINE"] = "config.postgresql_metrics"
+        elif engine in ("django.db.backends.postgresql", "django.db.backends.sqlite3"):
             db["ENGINE"] = "django_prometheus.db.backends." + engine.rsplit(".", 1)[1]
 
 
