@@ -22,7 +22,7 @@ import pytest
 
 from games.engines import RULES
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.xdist_group("generated-clients")]
+pytestmark = pytest.mark.django_db(transaction=True)  # a live server: each test on its own xdist worker
 
 ROOT = Path(__file__).resolve().parents[2]
 CLIENTS = ROOT / "clients"
