@@ -364,19 +364,23 @@ class StateJSONField(serializers.JSONField):
     """The caller's state (rendered by ``games.selectors.state_payload``)."""
 
 
-class _RefExtension(OpenApiSerializerFieldExtension):
+class _RefField:
+    """Documents a field as a reference to one component. A plain mixin: every subclass of
+    drf-spectacular's extension class is registered, and a registered base without a
+    ``target_class`` breaks schema generation."""
+
     component = ""
 
     def map_serializer_field(self, auto_schema: AutoSchema, direction: Direction) -> Schema:
         return ref(self.component)
 
 
-class MoveFieldExtension(_RefExtension):
+class MoveFieldExtension(_RefField, OpenApiSerializerFieldExtension):
     target_class = MoveJSONField
     component = "Move"
 
 
-class StateFieldExtension(_RefExtension):
+class StateFieldExtension(_RefField, OpenApiSerializerFieldExtension):
     target_class = StateJSONField
     component = "MatchState"
 
