@@ -1,49 +1,119 @@
-"""Account and rating services."""
+"""Account and rating services: registration, sign-in, API tokens, passwords, deletion, ratings."""
 
 from __future__ import annotations
 
+import hashlib
+import secrets
+from datetime import timedelta
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
+from django.utils import timezone
 from openskill.models import PlackettLuce
-from rest_framework.authtoken.models import Token
 
-from accounts.errors import Conflict, InvalidRequest
-from accounts.models import Rating, User
+from accounts import usernames
+from accounts.errors import Conflict, InvalidRequest, NotFound
+from accounts.models import ApiToken, Rating, RatingChange, User
 
-_MODEL = PlackettLuce()
+_MODEL = PlackettLuce(limit_sigma=True)  # sigma never grows: with the clamp below a loss never raises a rating
+RATING_BASE = 1500.0
+RATING_SCALE = RATING_BASE / _MODEL.mu  # a new player (mu − 3σ = 0) shows 1500; mu − 3σ = mu shows 3000
+
+
+def displayed(mu: float, sigma: float) -> float:
+    """The displayed rating: the conservative estimate ``mu − 3σ``, scaled so that a new player shows 1500."""
+    return RATING_BASE + RATING_SCALE * (mu - 3 * sigma)
+
+
+# --- tokens ---------------------------------------------------------------------------------------
+
+
+def token_hash(key: str) -> str:
+    return hashlib.sha256(key.encode("utf-8", "replace")).hexdigest()
+
+
+def token_create(user: User, *, label: str = "") -> tuple[ApiToken, str]:
+    """A new API token; the key is returned once and only its hash is kept."""
+    key = secrets.token_urlsafe(32)
+    now = timezone.now()
+    token = ApiToken.objects.create(
+        user=user,
+        key_hash=token_hash(key),
+        label=label,
+        created_at=now,
+        expires_at=now + timedelta(days=settings.TABULA_TOKEN_TTL_DAYS),
+    )
+    return token, key
+
+
+def token_for(user: User) -> str:
+    """A fresh key for ``user`` (tests, benches, the sign-in answer)."""
+    return token_create(user, label="sign-in")[1]
+
+
+def token_authenticate(key: str) -> tuple[User, ApiToken] | None:
+    """The active user and token of ``key``, or None (unknown, expired or deactivated)."""
+    token = ApiToken.objects.select_related("user").filter(key_hash=token_hash(key)).first()
+    now = timezone.now()
+    if token is None or not token.user.is_active or (token.expires_at is not None and token.expires_at <= now):
+        return None
+    touch = timedelta(seconds=settings.TABULA_TOKEN_TOUCH_S)
+    if token.last_used_at is None or now - token.last_used_at >= touch:  # at most one write a minute
+        token.last_used_at = now
+        ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
+    return token.user, token
+
+
+def token_revoke(user: User, token_id: int) -> None:
+    deleted, _ = ApiToken.objects.filter(user=user, pk=token_id).delete()
+    if not deleted:
+        raise NotFound(f"No token {token_id}.")
+
+
+# --- accounts -------------------------------------------------------------------------------------
+
+
+def _username_free(username: str) -> None:
+    taken = (
+        User.objects.filter(username_key=usernames.key(username)).exists()
+        or User.objects.filter(username_skeleton=usernames.skeleton(username)).exists()
+    )
+    if taken:
+        raise Conflict("username_taken", f"The username {username!r} is taken (or looks like one that is).")
 
 
 @transaction.atomic
 def user_register(*, username: str, password: str, email: str = "") -> tuple[User, str]:
-    """Create an account and its first token."""
+    """Create an account and its first token. A name equal to another up to case, NFKC or confusable
+    look-alikes (TR39 skeleton) is taken."""
+    username = usernames.normalise(username)
     user = User(username=username, email=email)
     try:
         validate_password(password, user)
     except ValidationError as exc:
         raise InvalidRequest("The password is too weak.", errors={"password": list(exc.messages)}) from exc
     user.set_password(password)
+    _username_free(username)
     try:
         with transaction.atomic():
             user.save()
     except IntegrityError:
         raise Conflict("username_taken", f"The username {username!r} is taken.") from None
-    token = Token.objects.create(user=user)
-    return user, token.key
-
-
-def token_for(user: User) -> str:
-    token, _ = Token.objects.get_or_create(user=user)
-    return token.key
+    return user, token_for(user)
 
 
 def user_login(*, username: str, password: str) -> str:
-    """The token of the account with these credentials; one answer for every way of being wrong."""
-    user = User.objects.filter(username=username).first()
+    """A new token of the account with these credentials; one answer for every way of being wrong.
+
+    An unknown name hashes the password anyway, so that it takes as long as a wrong password
+    (the backoff after repeated failures is ``api.ratelimit.login_failed``).
+    """
+    user = User.objects.filter(username_key=usernames.key(username), deleted_at__isnull=True).first()
     if user is None:
-        User().set_password(password)  # hash anyway: an unknown name takes as long as a wrong password
+        User().set_password(password)
         correct = False
     else:
         correct = user.check_password(password)
@@ -54,6 +124,23 @@ def user_login(*, username: str, password: str) -> str:
     return token_for(user)
 
 
+@transaction.atomic
+def password_change(user: User, *, current: str, new: str, keep: ApiToken | None) -> None:
+    """Change the password and revoke every token but ``keep`` (the one the request came with)."""
+    if not user.check_password(current):
+        raise InvalidRequest("The current password is wrong.", errors={"current_password": ["Wrong password."]})
+    try:
+        validate_password(new, user)
+    except ValidationError as exc:
+        raise InvalidRequest("The password is too weak.", errors={"new_password": list(exc.messages)}) from exc
+    user.set_password(new)
+    user.save(update_fields=["password"])
+    others = ApiToken.objects.filter(user=user)
+    if keep is not None:
+        others = others.exclude(pk=keep.pk)
+    others.delete()
+
+
 def user_update(user: User, **fields: Any) -> User:
     """Change the caller's own settings (validated by the API: email, display_name, preferences)."""
     for name, value in fields.items():
@@ -62,13 +149,37 @@ def user_update(user: User, **fields: Any) -> User:
     return user
 
 
-def ratings_update(match: Any) -> None:
-    """Rate a finished, rated match among its human seats (OpenSkill Plackett–Luce; ties share a rank)."""
+@transaction.atomic
+def user_anonymise(user: User) -> None:
+    """The account's last step (``games.services.account_delete`` leaves its live matches first):
+    tokens, settings and ratings go; the row stays, renamed, so finished matches keep their seats."""
+    ApiToken.objects.filter(user=user).delete()
+    Rating.objects.filter(user=user).delete()
+    RatingChange.objects.filter(user=user).delete()
+    user.username = f"deleted-{user.pk}-{secrets.token_hex(4)}"
+    user.email, user.display_name, user.preferences = "", "", {}
+    user.first_name = user.last_name = ""
+    user.is_active, user.is_staff, user.is_superuser = False, False, False
+    user.deleted_at = timezone.now()
+    user.set_unusable_password()
+    user.save()
+
+
+# --- ratings --------------------------------------------------------------------------------------
+
+
+def ratings_update(match: Any) -> bool:
+    """Rate a finished, rated match among its human seats (OpenSkill Plackett–Luce; ties share a rank).
+
+    ``limit_sigma`` keeps sigma from growing, and a seat that lost to everyone rated never sees its
+    displayed rating rise (mu is lowered to keep ``mu − 3σ`` where it was). Ranks are refreshed
+    after the commit (``games.tasks.leaderboards_refresh``).
+    """
     if not match.rated or not match.result:
-        return
+        return False
     seats = {s.index: s for s in match.seats.select_related("user") if s.user_id and not s.bot}
     if len(seats) < 2:
-        return
+        return False
     rank_of = {seat: i for i, group in enumerate(match.result["ranking"]) for seat in group}
     order = sorted(seats)
     ratings = {
@@ -79,7 +190,46 @@ def ratings_update(match: Any) -> None:
     }
     teams = [[_MODEL.create_rating([ratings[i].mu, ratings[i].sigma], name=str(i))] for i in order]
     rated = _MODEL.rate(teams, ranks=[rank_of[i] for i in order])
+    worst = max(rank_of[i] for i in order)
+    now = timezone.now()
     for i, (new,) in zip(order, rated, strict=True):
         r = ratings[i]
-        r.mu, r.sigma, r.matches = new.mu, new.sigma, r.matches + 1
-        r.save(update_fields=["mu", "sigma", "matches", "updated_at"])
+        mu, sigma = new.mu, min(new.sigma, r.sigma)
+        lost = rank_of[i] == worst and any(rank_of[j] < worst for j in order)
+        if lost and mu - 3 * sigma > r.mu - 3 * r.sigma:
+            mu = r.mu - 3 * r.sigma + 3 * sigma  # a loss never raises the displayed rating
+        r.mu, r.sigma, r.matches, r.rated_at = mu, sigma, r.matches + 1, now
+        r.rating = displayed(mu, sigma)
+        r.save(update_fields=["mu", "sigma", "matches", "rated_at", "rating", "updated_at"])
+        RatingChange.objects.create(
+            user_id=r.user_id, game=match.game, match_id=match.id, mu=mu, sigma=sigma, rating=r.rating, at=now
+        )
+    return True
+
+
+def leaderboard_refresh(game: str | None = None) -> int:
+    """Store each listed player's rank (non-provisional, rated within the active window), in one
+    statement per board; players no longer listed lose theirs. Returns the rows changed."""
+    since = timezone.now() - timedelta(days=settings.TABULA_LEADERBOARD_ACTIVE_DAYS)
+    table = Rating._meta.db_table
+    games = [game] if game else list(Rating.objects.values_list("game", flat=True).distinct())
+    changed = 0
+    with connection.cursor() as cur:
+        for g in games:
+            cur.execute(
+                f"""
+                UPDATE {table} AS r SET rank = s.rn
+                FROM (
+                    SELECT id, CASE WHEN matches >= %s AND rated_at >= %s
+                        THEN row_number() OVER (
+                            PARTITION BY (matches >= %s AND rated_at >= %s)
+                            ORDER BY rating DESC, matches DESC, id
+                        ) END AS rn
+                    FROM {table} WHERE game = %s
+                ) AS s
+                WHERE r.id = s.id AND r.rank IS DISTINCT FROM s.rn
+                """,  # the table name is the model's
+                [settings.TABULA_PROVISIONAL_GAMES, since, settings.TABULA_PROVISIONAL_GAMES, since, g],
+            )
+            changed += cur.rowcount
+    return changed

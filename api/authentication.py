@@ -1,21 +1,41 @@
-"""Token authentication: ``Authorization: Token <key>`` (platform.md); ``Bearer <key>`` also works."""
+"""Token authentication: ``Authorization: Token <key>`` (platform.md); ``Bearer <key>`` also works.
+
+Keys are ``accounts.models.ApiToken``: only their hash is stored, they expire, and a revoked one
+stops working at once (every request looks the hash up; ``last_used`` is written at most once a minute).
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from rest_framework.authentication import TokenAuthentication
+from rest_framework import exceptions
+from rest_framework.authentication import BaseAuthentication, get_authorization_header
 from rest_framework.request import Request
 
-from accounts.models import User
+from accounts.models import ApiToken, User
+from accounts.services import token_authenticate
 
 
-class BearerOrTokenAuthentication(TokenAuthentication):
-    def authenticate(self, request: Request) -> Any:
-        header = request.META.get("HTTP_AUTHORIZATION", "")
-        if header[:7].lower() == "bearer ":
-            request.META["HTTP_AUTHORIZATION"] = "Token " + header[7:]
-        return super().authenticate(request)
+class BearerOrTokenAuthentication(BaseAuthentication):
+    keyword = "Token"
+
+    def authenticate(self, request: Request) -> tuple[User, ApiToken] | None:
+        parts = get_authorization_header(request).split()
+        if not parts or parts[0].lower() not in (b"token", b"bearer"):
+            return None
+        if len(parts) != 2:
+            raise exceptions.AuthenticationFailed("Invalid token header: one key, no spaces.")
+        try:
+            key = parts[1].decode()
+        except UnicodeError:
+            raise exceptions.AuthenticationFailed("Invalid token header: the key is not text.") from None
+        found = token_authenticate(key)
+        if found is None:
+            raise exceptions.AuthenticationFailed("Invalid or expired token.")
+        return found
+
+    def authenticate_header(self, request: Request) -> str:
+        return self.keyword
 
 
 def caller(request: Request) -> User:
@@ -29,3 +49,8 @@ def viewer(request: Request) -> User | None:
     """The signed-in user, or None for an anonymous reader."""
     user = request.user
     return user if isinstance(user, User) else None
+
+
+def current_token(request: Request) -> Any:
+    """The ApiToken the request came with (None under session authentication)."""
+    return request.auth if isinstance(request.auth, ApiToken) else None

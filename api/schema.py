@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from typing import Any, Literal, get_args, get_origin, is_typeddict
 
-from drf_spectacular.extensions import OpenApiSerializerFieldExtension
+from drf_spectacular.extensions import OpenApiAuthenticationExtension, OpenApiSerializerFieldExtension
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import Direction
 from rest_framework import serializers
@@ -529,3 +529,18 @@ def problem_responses(result: Schema, **kwargs: Any) -> Schema:
                     responses[str(status)] = _problem_response(description, status)
             op["responses"] = dict(sorted(responses.items()))
     return result
+
+
+class TokenAuthExtension(OpenApiAuthenticationExtension):
+    """``api.authentication.BearerOrTokenAuthentication``: documented as DRF's token scheme was."""
+
+    target_class = "api.authentication.BearerOrTokenAuthentication"
+    name = "tokenAuth"
+
+    def get_security_definition(self, auto_schema: AutoSchema) -> dict[str, str]:
+        return {
+            "type": "apiKey",
+            "in": "header",
+            "name": "Authorization",
+            "description": 'Token-based authentication with required prefix "Token"',
+        }

@@ -50,7 +50,7 @@ class SeatSerializer(serializers.ModelSerializer):
         fields = ["index", "username", "bot", "resigned", "deadline", "remaining_ms", "consecutive_timeouts"]
 
     def get_username(self, seat: Seat) -> str | None:
-        return seat.user.username if seat.user is not None else None
+        return seat.user.public_name if seat.user is not None else None  # a deleted account: "deleted player"
 
     def get_bot(self, seat: Seat) -> str | None:
         return seat.bot or None

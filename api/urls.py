@@ -5,7 +5,7 @@ from typing import Any
 from django.urls import URLPattern, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
-from api.views import accounts, components, matches, root
+from api.views import accounts, components, matches, players, root
 
 ID = r"(?P<match_id>[A-Za-z0-9_-]+)"
 
@@ -20,7 +20,17 @@ urlpatterns = [
     route("auth/token", accounts.AuthTokenApi, "auth-token"),
     route("auth/logout", accounts.AuthLogoutApi, "auth-logout"),
     route("me", accounts.MeApi, "me"),
+    route("me/tokens", players.MeTokensApi, "me-tokens"),
+    route(r"me/tokens/(?P<token_id>[0-9]{1,18})", players.MeTokenDetailApi, "me-token-detail"),
+    route("me/password", players.MePasswordApi, "me-password"),
+    route("me/invitations", players.MeInvitationsApi, "me-invitations"),
     route(r"users/(?P<username>[\w.@+-]+)", accounts.UserDetailApi, "user-detail"),
+    route(r"users/(?P<username>[\w.@+-]+)/matches", players.UserMatchesApi, "user-matches"),
+    route(r"users/(?P<username>[\w.@+-]+)/export", players.UserExportApi, "user-export"),
+    route(r"users/(?P<username>[\w.@+-]+)/ratings/(?P<game>[\w-]+)", players.UserRatingsApi, "user-ratings"),
+    route(r"leaderboards/(?P<game>[\w-]+)", players.LeaderboardApi, "leaderboard"),
+    route(r"leaderboards/(?P<game>[\w-]+)/around/(?P<username>[\w.@+-]+)", players.LeaderboardAroundApi, "around"),
+    route(r"invites/(?P<code>[A-Za-z0-9_-]{1,64})", players.InviteCodeApi, "invite-code"),
     route("games", matches.GameListApi, "game-list"),
     route(r"games/(?P<game>[\w-]+)", matches.GameDetailApi, "game-detail"),
     route(r"games/(?P<game>[\w-]+)/components", components.GameComponentsApi, "game-components"),
@@ -34,6 +44,9 @@ urlpatterns = [
     route(f"matches/{ID}/moves", matches.MoveSubmitApi, "match-moves"),
     route(f"matches/{ID}/events", matches.EventListApi, "match-events"),
     route(f"matches/{ID}/export", matches.MatchExportApi, "match-export"),
+    route(f"matches/{ID}/invitations", players.MatchInvitationsApi, "match-invitations"),
+    route(f"matches/{ID}/decline", players.MatchDeclineApi, "match-decline"),
+    route(f"matches/{ID}/rematch", players.MatchRematchApi, "match-rematch"),
     re_path(r"^schema/?$", SpectacularAPIView.as_view(), name="schema"),
     re_path(r"^docs/?$", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
     re_path(r"^redoc/?$", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),

@@ -18,9 +18,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from rest_framework.authtoken.models import Token
-
 from accounts.models import User
+from accounts.services import token_for
 from bench.common import median
 from bench.engines import Choice, choose, transition
 from games import replay, services
@@ -71,7 +70,7 @@ def people(count: int) -> list[Person]:
         user = User(username=f"bench-reader-{i}")
         user.set_unusable_password()
         user.save()
-        out.append(Person(user, Token.objects.create(user=user).key))
+        out.append(Person(user, token_for(user)))
     return out
 
 

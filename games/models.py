@@ -41,6 +41,8 @@ class Match(models.Model):
     # The game's own deadline (EKKO's reaction window), independent of seat clocks.
     timer_key = models.CharField(max_length=64, blank=True, default="")
     timer_deadline = models.DateTimeField(null=True, blank=True, db_index=True)
+    # The invitation link's secret: its holder may see a private match and join it (seated players see it).
+    invite_code = models.CharField(max_length=32, unique=True, null=True, blank=True, editable=False)
 
     class Meta:
         verbose_name_plural = "matches"
@@ -127,6 +129,30 @@ class Record(models.Model):
 
     def __str__(self) -> str:
         return f"{self.match_id}@{self.seq} {self.type}"
+
+
+class Invitation(models.Model):
+    """A user invited to a match; ``seat`` is reserved for them while the invitation is pending."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        ACCEPTED = "accepted"
+        DECLINED = "declined"
+
+    match = models.ForeignKey(Match, related_name="invitations", on_delete=models.CASCADE)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, related_name="invitations", on_delete=models.CASCADE)
+    invited_by = models.ForeignKey(settings.AUTH_USER_MODEL, related_name="+", on_delete=models.CASCADE)
+    seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [models.UniqueConstraint(fields=["match", "user"], name="invitation_unique_per_match")]
+        indexes = [models.Index(fields=["user", "status"], name="invitation_inbox")]
+
+    def __str__(self) -> str:
+        return f"{self.match_id} -> {self.user_id} ({self.status})"
 
 
 class IdempotentRequest(models.Model):

@@ -39,6 +39,22 @@ def _send(name: str, args: tuple[object, ...], countdown: float = 0.0) -> None:
     current_app.tasks[name].apply_async(args, countdown=countdown)
 
 
+LEADERBOARD_TASK = "games.tasks.leaderboards_refresh"
+
+
+def leaderboard_on_commit(game: str) -> None:
+    """Once a rated match's ratings are committed: refresh the game's stored ranks (a broker failure is
+    logged; the hourly beat refreshes every board anyway)."""
+
+    def send() -> None:
+        try:
+            _send(LEADERBOARD_TASK, (game,))
+        except Exception:
+            log.exception("could not queue the leaderboard refresh of %s", game)
+
+    transaction.on_commit(send)
+
+
 def wake_on_commit(match_id: str, version: int, due: datetime | None, bots: bool) -> None:
     """Once the current transaction commits: queue the match's timer and its bots' turn."""
     if due is not None or bots:

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import secrets
 from typing import Any
 
-from django.db.models import Count, OuterRef, Prefetch, Q, QuerySet, Subquery
+from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet, Subquery
 
 from accounts.models import User
 from games import replay
 from games.engines.base import Rules
 from games.errors import Conflict, NotFound
-from games.models import Match, Record, Seat
+from games.models import Invitation, Match, Record, Seat
 
 
 def match_get(match_id: str) -> Match:
@@ -102,7 +103,7 @@ def match_list(*, user: User) -> QuerySet[Match]:
     qs = Match.objects.select_related("created_by", "rematch").prefetch_related(
         Prefetch("seats", queryset=Seat.objects.select_related("user").order_by("index"))
     )
-    return qs.filter(Q(private=False) | Q(seats__user=user)).distinct().order_by("-created_at", "id")
+    return qs.filter(_visible_q(user)).order_by("-created_at", "id")
 
 
 def record_for_viewer(rules: Rules[Any, Any, Any] | None, record: Record, seat: int | None) -> dict[str, Any]:
@@ -173,9 +174,7 @@ def match_export(match: Match) -> dict[str, Any]:
 
 def user_profile(username: str) -> tuple[User, dict[str, int], QuerySet[Match]]:
     """A public profile: the active user, their match counts (played, active, won), their recent public matches."""
-    user = User.objects.filter(username=username, is_active=True).first()
-    if user is None:
-        raise NotFound(f"No user {username!r}.")
+    user = user_get(username)
     mine = Match.objects.filter(seats__user=user).distinct()
     counts = mine.aggregate(
         played=Count("id", filter=Q(status=Match.Status.FINISHED)),
@@ -190,3 +189,169 @@ def user_profile(username: str) -> tuple[User, dict[str, int], QuerySet[Match]]:
         .order_by("-finished_at")[:10]
     )
     return user, counts, recent
+
+
+# --- players: visibility, invitations, history, statistics -----------------------------------------
+
+
+def match_visible_to(match: Match, user: User | None, code: str | None = None) -> bool:
+    """Whether ``user`` may see ``match`` at all (summary, state, events, export, streams).
+
+    A public match: everyone. A private one: its seated players, its invitees (not after declining),
+    the holder of its invitation code, and staff. Everyone else is told it does not exist.
+    """
+    if not match.private:
+        return True
+    if code and match.invite_code and secrets.compare_digest(code, match.invite_code):
+        return True
+    if user is None or not user.is_authenticated:
+        return False
+    if user.is_staff:
+        return True
+    return (
+        Seat.objects.filter(match_id=match.pk, user=user).exists()
+        or Invitation.objects.filter(match_id=match.pk, user=user).exclude(status=Invitation.Status.DECLINED).exists()
+    )
+
+
+def match_get_for(match_id: str, user: User | None, code: str | None = None) -> Match:
+    """``match_get``, answering 404 (as for a match that does not exist) to whoever may not see it."""
+    match = match_get(match_id)
+    if not match_visible_to(match, user, code):
+        raise NotFound(f"No match {match_id!r}.")
+    return match
+
+
+def require_visible(match_id: str, user: User | None, code: str | None = None) -> None:
+    """404 unless the match exists and ``user`` may see it (one query for a public match)."""
+    match = Match.objects.filter(id=match_id).only("id", "private", "invite_code").first()
+    if match is None or not match_visible_to(match, user, code):
+        raise NotFound(f"No match {match_id!r}.")
+
+
+def match_by_invite_code(code: str) -> Match:
+    match = Match.objects.filter(invite_code=code).first() if code else None
+    if match is None:
+        raise NotFound("No match has this invitation code.")
+    return match_get(match.id)
+
+
+def _visible_q(viewer: User | None) -> Q:
+    if viewer is None or not viewer.is_authenticated:
+        return Q(private=False)
+    if viewer.is_staff:
+        return Q()
+    invited = Invitation.objects.filter(match=OuterRef("pk"), user=viewer).exclude(status=Invitation.Status.DECLINED)
+    return Q(private=False) | Q(Exists(Seat.objects.filter(match=OuterRef("pk"), user=viewer))) | Q(Exists(invited))
+
+
+def invitation_list(user: User) -> QuerySet[Invitation]:
+    """The caller's pending invitations to matches that are still open, newest first."""
+    return (
+        Invitation.objects.filter(user=user, status=Invitation.Status.PENDING, match__status=Match.Status.OPEN)
+        .select_related("invited_by", "match__created_by")
+        .prefetch_related(Prefetch("match__seats", queryset=Seat.objects.select_related("user").order_by("index")))
+        .order_by("-created_at", "-id")
+    )
+
+
+def match_invitations(match: Match, user: User) -> QuerySet[Invitation]:
+    """A match's invitations, for its seated players (others: 404 for a private match, 403 otherwise)."""
+    if not Seat.objects.filter(match=match, user=user).exists():
+        if not match_visible_to(match, user):
+            raise NotFound(f"No match {match.id!r}.")
+        from games.errors import NotSeated
+
+        raise NotSeated("Only seated players see a match's invitations.")
+    return Invitation.objects.filter(match=match).select_related("user", "invited_by").order_by("created_at", "id")
+
+
+def user_get(username: str) -> User:
+    from accounts import usernames
+
+    user = User.objects.filter(username_key=usernames.key(username), is_active=True).first()
+    if user is None:
+        raise NotFound(f"No user {username!r}.")
+    return user
+
+
+def outcome_of(index: int, result: dict[str, Any] | None) -> str | None:
+    """``won``, ``drawn`` (first place shared), ``lost`` for a seat of a finished match."""
+    if not result:
+        return None
+    winners = result.get("winners") or []
+    if index in winners:
+        return "won" if len(winners) == 1 else "drawn"
+    ranking = result.get("ranking") or []
+    if len(ranking) == 1 and index in ranking[0]:
+        return "drawn"
+    return "lost"
+
+
+def user_matches(
+    user: User, viewer: User | None, *, game: str | None = None, status: str | None = None, result: str | None = None
+) -> list[Match]:
+    """``user``'s matches ``viewer`` may see, newest first; ``result`` filters finished ones by outcome."""
+    seats = Seat.objects.filter(user=user).select_related("match")
+    qs = Match.objects.filter(Exists(seats.filter(match=OuterRef("pk")))).filter(_visible_q(viewer))
+    if game:
+        qs = qs.filter(game=game)
+    if status:
+        qs = qs.filter(status=status)
+    if result:
+        qs = qs.filter(status=Match.Status.FINISHED)
+    qs = (
+        qs.select_related("created_by", "rematch")
+        .prefetch_related(Prefetch("seats", queryset=Seat.objects.select_related("user").order_by("index")))
+        .order_by("-created_at", "-id")
+    )
+    matches = list(qs)
+    if result:
+        index = dict(Seat.objects.filter(user=user, match__in=[m.pk for m in matches]).values_list("match_id", "index"))
+        matches = [m for m in matches if outcome_of(index[m.pk], m.result) == result]
+    return matches
+
+
+def user_stats(user: User, *, public_only: bool = True) -> dict[str, dict[str, Any]]:
+    """Per game: played, won, drawn, lost, average placement (1 = first), average score, longest winning streak."""
+    rows = (
+        Seat.objects.filter(user=user, match__status=Match.Status.FINISHED)
+        .order_by("match__finished_at", "match_id")
+        .values_list("match__game", "index", "match__result", "match__private")
+    )
+    out: dict[str, dict[str, Any]] = {}
+    streaks: dict[str, int] = {}
+    for game, index, result, private in rows:
+        if public_only and private:
+            continue
+        s = out.setdefault(
+            game,
+            {"played": 0, "won": 0, "drawn": 0, "lost": 0, "placements": [], "scores": [], "longest_streak": 0},
+        )
+        s["played"] += 1
+        outcome = outcome_of(index, result) or "lost"
+        s[outcome] += 1
+        streaks[game] = streaks.get(game, 0) + 1 if outcome == "won" else 0
+        s["longest_streak"] = max(s["longest_streak"], streaks[game])
+        ranking = (result or {}).get("ranking") or []
+        place = next((i + 1 for i, group in enumerate(ranking) if index in group), None)
+        if place is not None:
+            s["placements"].append(place)
+        scores = (result or {}).get("scores") or []
+        if index < len(scores) and isinstance(scores[index], int | float):
+            s["scores"].append(scores[index])
+    for s in out.values():
+        places, scores = s.pop("placements"), s.pop("scores")
+        s["average_placement"] = round(sum(places) / len(places), 3) if places else None
+        s["average_score"] = round(sum(scores) / len(scores), 3) if scores else None
+    return out
+
+
+def user_export_matches(user: User, game: str | None = None) -> QuerySet[Match]:
+    """The user's finished public matches, oldest first (``GET users/{username}/export``)."""
+    qs = Match.objects.filter(
+        Exists(Seat.objects.filter(match=OuterRef("pk"), user=user)), status=Match.Status.FINISHED, private=False
+    )
+    if game:
+        qs = qs.filter(game=game)
+    return qs.order_by("finished_at", "id")

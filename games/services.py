@@ -52,7 +52,7 @@ from games.errors import (
     QuotaExceeded,
     StaleVersion,
 )
-from games.models import Match, Record, Seat
+from games.models import Invitation, Match, Record, Seat
 
 BOT_LEVELS = bots.LEVELS
 TAKEOVER_BOT_LEVEL = bots.DEFAULT_LEVEL  # also the level of a bot added without one
@@ -66,7 +66,7 @@ def _match_id() -> str:
     return secrets.token_urlsafe(12)  # 16 URL-safe characters, 96 random bits
 
 
-def _validate_bots(bots: Any, players: int) -> list[tuple[int, str]]:
+def _validate_bots(bots: Any, players: int, creator_seat: int = 0) -> list[tuple[int, str]]:
     if bots is None:
         return []
     if not isinstance(bots, list):
@@ -76,7 +76,7 @@ def _validate_bots(bots: Any, players: int) -> list[tuple[int, str]]:
         if not isinstance(bot, dict) or set(bot) - {"seat", "level"}:
             raise InvalidRequest("Each bot is {seat, level}.", errors={f"bots[{i}]": ["Must be {seat, level}."]})
         seat, level = bot.get("seat"), bot.get("level", TAKEOVER_BOT_LEVEL)
-        if type(seat) is not int or not 1 <= seat < players:
+        if type(seat) is not int or not 0 <= seat < players or seat == creator_seat:
             raise InvalidRequest(
                 f"bots[{i}].seat must be a seat from 1 to {players - 1} (the creator takes seat 0).",
                 errors={f"bots[{i}].seat": [f"Must be an integer from 1 to {players - 1}."]},
@@ -132,8 +132,14 @@ def match_create(
     bots: Any = None,
     time_control: Any = None,
     private: bool = False,
+    invite: list[str] | None = None,
+    creator_seat: int = 0,
+    reserved: dict[int, User] | None = None,
+    rematch_of: Match | None = None,
 ) -> Match:
-    """Create a match; the creator takes seat 0, bots take theirs, and a full table starts at once."""
+    """Create a match; the creator takes seat 0 (``creator_seat``), bots take theirs, invitees get the
+    next free seats reserved for them (``reserved``: given seats, for a rematch), and a full table
+    starts at once."""
     rules = RULES.get(game)
     if rules is None:
         raise InvalidRequest(f"Unknown game {game!r}; see GET /api/v1/games.", errors={"game": ["Unknown game."]})
@@ -151,7 +157,8 @@ def match_create(
         step(rules, None, Started(rules.parse_config(options, players), seed))
     except RulesError as exc:
         raise InvalidRequest(exc.message, errors={"options": [exc.message]}) from exc
-    bot_seats = _validate_bots(bots, players)
+    bot_seats = _validate_bots(bots, players, creator_seat)
+    invited = _invitees(user, invite or [], reserved or {}, players, creator_seat, bot_seats)
     tc = clocks.validate(time_control)
     _check_quotas(user, with_bots=bool(bot_seats), stays_open=len(bot_seats) < players - 1)
     now = timezone.now()
@@ -169,26 +176,182 @@ def match_create(
         created_by=user,
         created_at=now,
         updated_at=now,
+        invite_code=secrets.token_urlsafe(16),
+        rematch_of=rematch_of,
     )
     Seat.objects.bulk_create(
         [
-            Seat(match=match, index=i, user=user if i == 0 else None, joined_at=now if i == 0 else None)
+            Seat(
+                match=match,
+                index=i,
+                user=user if i == creator_seat else None,
+                joined_at=now if i == creator_seat else None,
+            )
             for i in range(players)
         ]
     )
+    created = {"game": game, "players": players, "by": user.username}
+    if rematch_of is not None:
+        created["rematch_of"] = rematch_of.id
+    _append(match, Record.Type.CREATED, actor=Record.Actor.SYSTEM, data=created)
     _append(
-        match,
-        Record.Type.CREATED,
-        actor=Record.Actor.SYSTEM,
-        data={"game": game, "players": players, "by": user.username},
+        match, Record.Type.SEAT_TAKEN, actor=Record.Actor.PLAYER, seat=creator_seat, data={"username": user.username}
     )
-    _append(match, Record.Type.SEAT_TAKEN, actor=Record.Actor.PLAYER, seat=0, data={"username": user.username})
+    for seat_index, invitee in invited.items():
+        _invite(match, invitee, by=user, seat=seat_index)
     for seat, level in bot_seats:
         Seat.objects.filter(match=match, index=seat).update(bot=level, joined_at=now)
         _append(match, Record.Type.BOT_ADDED, actor=Record.Actor.SYSTEM, seat=seat, data={"level": level})
     _start_if_full(match)
     match.save()
     return match
+
+
+def _invitees(
+    user: User,
+    names: list[str],
+    reserved: dict[int, User],
+    players: int,
+    creator_seat: int,
+    bot_seats: list[tuple[int, str]],
+) -> dict[int, User]:
+    """The seats reserved for invitees: ``reserved`` as given, then each named user in the next free seat."""
+    from accounts import usernames
+
+    out = dict(reserved)
+    taken = {creator_seat, *(i for i, _ in bot_seats), *out}
+    free = [i for i in range(players) if i not in taken]
+    seen = {user.pk, *(u.pk for u in out.values())}
+    for name in names:
+        invitee = User.objects.filter(username_key=usernames.key(name), is_active=True).first()
+        if invitee is None:
+            raise InvalidRequest(f"No user {name!r} to invite.", errors={"invite": [f"No user {name!r}."]})
+        if invitee.pk in seen:
+            continue
+        if not free:
+            raise InvalidRequest(
+                "More invitees than free seats.", errors={"invite": ["More invitees than free seats."]}
+            )
+        out[free.pop(0)] = invitee
+        seen.add(invitee.pk)
+    return out
+
+
+def _notify_invited(invitation: Invitation) -> None:
+    """The single call site of the ``invited`` notification (issue 12's ``games.notifications``),
+    wired when that module exists; until then invitees find their invitations in ``GET me/invitations``."""
+    try:
+        from games import notifications  # type: ignore[attr-defined,unused-ignore]
+    except ImportError:
+        return
+    payload = {
+        "match": invitation.match_id,
+        "game": invitation.match.game,
+        "by": invitation.invited_by.username,
+        "seat": invitation.seat,
+    }
+    notifications.notify(invitation.user, "invited", payload, invitation.match)
+
+
+def _invite(match: Match, invitee: User, *, by: User, seat: int | None) -> Invitation:
+    invitation, _ = Invitation.objects.update_or_create(
+        match=match,
+        user=invitee,
+        defaults={"invited_by": by, "seat": seat, "status": Invitation.Status.PENDING, "created_at": timezone.now()},
+    )
+    transaction.on_commit(lambda: _notify_invited(invitation))
+    return invitation
+
+
+def _reserved_seats(match: Match, *, besides: User | None = None) -> dict[int, int]:
+    """seat -> invitee id, for pending invitations of an open match."""
+    rows = Invitation.objects.filter(match=match, status=Invitation.Status.PENDING, seat__isnull=False)
+    if besides is not None:
+        rows = rows.exclude(user=besides)
+    return {seat: uid for seat, uid in rows.values_list("seat", "user_id") if seat is not None}
+
+
+@transaction.atomic
+def invitation_create(*, match_id: str, by: User, username: str) -> Invitation:
+    """A seated player invites ``username`` to an open match: a free seat is reserved for them."""
+    from accounts import usernames
+
+    match = _lock(match_id)
+    seats = _seats(match)
+    _seat_of(seats, by)
+    _require_open(match, "invite")
+    invitee = User.objects.filter(username_key=usernames.key(username), is_active=True).first()
+    if invitee is None:
+        raise InvalidRequest(f"No user {username!r} to invite.", errors={"username": [f"No user {username!r}."]})
+    if any(s.user_id == invitee.pk for s in seats):
+        raise Conflict("already_seated", f"{invitee.username} already holds a seat in this match.")
+    reserved = _reserved_seats(match, besides=invitee)
+    free = next((s.index for s in seats if not s.taken and s.index not in reserved), None)
+    if free is None:
+        raise Conflict("match_full", "The match has no free seat to reserve.")
+    return _invite(match, invitee, by=by, seat=free)
+
+
+@transaction.atomic
+def invitation_decline(*, match_id: str, user: User) -> Invitation:
+    """Decline a pending invitation: its seat is free again."""
+    invitation = Invitation.objects.select_for_update().filter(match_id=match_id, user=user).first()
+    if invitation is None or invitation.status != Invitation.Status.PENDING:
+        raise NotFound(f"No pending invitation to match {match_id!r}.")
+    invitation.status, invitation.seat = Invitation.Status.DECLINED, None
+    invitation.save(update_fields=["status", "seat"])
+    return invitation
+
+
+@transaction.atomic
+def match_rematch(*, match_id: str, user: User) -> Match:
+    """After the end: the same game, options and time control, every seat moved one place on; the
+    caller sits down, bots keep their level, the other people are invited to their new seats."""
+    match = _lock(match_id)
+    seats = _seats(match)
+    mine = _seat_of(seats, user)
+    if match.status != Match.Status.FINISHED:
+        raise Conflict("match_live", "A rematch follows a finished match.")
+    if Match.objects.filter(rematch_of=match).exists():
+        raise Conflict("rematch_exists", "This match already has a rematch.")
+    n = match.players
+    moved = {(s.index + 1) % n: s for s in seats}
+    reserved = {i: s.user for i, s in moved.items() if s.user is not None and s.user_id != user.pk and not s.bot}
+    bots_ = [{"seat": i, "level": s.bot} for i, s in moved.items() if s.bot]
+    options = {k: v for k, v in match.options.items() if k != "setup"}
+    return match_create(
+        user=user,
+        game=match.game,
+        players=n,
+        options=options,
+        bots=bots_,
+        time_control=match.time_control,
+        private=match.private,
+        creator_seat=(mine.index + 1) % n,
+        reserved={i: u for i, u in reserved.items() if u.is_active},
+        rematch_of=match,
+    )
+
+
+def account_delete(user: User) -> None:
+    """``DELETE me``: leave open matches, resign live ones, drop invitations, then anonymise the
+    account (finished matches keep their records; the seat shows a deleted player)."""
+    for match_id, status in (
+        Seat.objects.filter(user=user, match__status__in=(Match.Status.OPEN, Match.Status.ACTIVE))
+        .values_list("match_id", "match__status")
+        .order_by("match_id")
+    ):
+        try:
+            if status == Match.Status.OPEN:
+                match_leave(match_id=match_id, user=user)
+            else:
+                match_resign(match_id=match_id, user=user)
+        except ApplicationError:
+            pass  # already resigned, or ended meanwhile
+    Invitation.objects.filter(user=user).delete()
+    from accounts.services import user_anonymise
+
+    user_anonymise(user)
 
 
 def _check_option_bounds(options: dict[str, Any]) -> None:
@@ -288,17 +451,26 @@ def match_join(*, match_id: str, user: User, seat: int | None = None) -> Match:
     seats = _seats(match)
     if any(s.user_id == user.id for s in seats):
         raise Conflict("already_seated", "You already hold a seat in this match.")
+    reserved = _reserved_seats(match, besides=user)
+    invitation = Invitation.objects.filter(match=match, user=user, status=Invitation.Status.PENDING).first()
+    if seat is None and invitation is not None and invitation.seat is not None:
+        seat = invitation.seat
     if seat is not None:
         if not 0 <= seat < match.players:
             raise InvalidRequest(f"seat must be from 0 to {match.players - 1}.", errors={"seat": ["Out of range."]})
         target: Seat | None = seats[seat]
         if target is not None and target.taken:
             raise Conflict("seat_taken", f"Seat {seat} is taken.")
+        if seat in reserved:
+            raise Conflict("seat_reserved", f"Seat {seat} is reserved for an invited player.")
     else:
-        target = next((s for s in seats if not s.taken), None)
+        target = next((s for s in seats if not s.taken and s.index not in reserved), None)
         if target is None:
             raise Conflict("match_full", "The match has no free seat.")
     assert target is not None
+    if invitation is not None:
+        invitation.status = Invitation.Status.ACCEPTED
+        invitation.save(update_fields=["status"])
     target.user, target.joined_at = user, timezone.now()
     target.save(update_fields=["user", "joined_at"])
     _append(
@@ -505,7 +677,8 @@ def _advance(
     match_id, version = match.id, match.version
     transaction.on_commit(lambda: replay.remember(match_id, version, state))
     if outcome is not None:
-        ratings_update(match)
+        if ratings_update(match):
+            scheduling.leaderboard_on_commit(match.game)
         if outcome.rematch:
             _rematch_create(match, seats)
         return

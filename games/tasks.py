@@ -8,6 +8,7 @@ from __future__ import annotations
 from celery import shared_task
 from django.conf import settings
 
+from accounts.services import leaderboard_refresh
 from games import botplay, scheduling, services
 
 
@@ -32,6 +33,12 @@ def deadlines_sweep() -> int:
     for match_id in scheduling.bot_match_ids():
         bots_play.delay(match_id, None)
     return applied
+
+
+@shared_task(ignore_result=True)
+def leaderboards_refresh(game: str | None = None) -> int:
+    """After a rated match (one game) and hourly (every game): store the leaderboard ranks."""
+    return leaderboard_refresh(game)
 
 
 @shared_task(ignore_result=True)

@@ -16,6 +16,7 @@ from api import ratelimit
 from api.authentication import caller
 from api.serializers import MatchSerializer, ProblemSerializer
 from games import selectors
+from games import services as game_services
 
 P = ProblemSerializer
 
@@ -99,10 +100,23 @@ class AuthLogoutApi(APIView):
 
 class RatingSerializer(serializers.ModelSerializer):
     ordinal = serializers.FloatField(read_only=True)
+    rating = serializers.FloatField(read_only=True, help_text="Displayed: mu − 3σ scaled so a new player shows 1500.")
+    rank = serializers.IntegerField(read_only=True, allow_null=True, help_text="Leaderboard rank; null if unlisted.")
+    provisional = serializers.BooleanField(read_only=True)
 
     class Meta:
         model = Rating
-        fields = ["game", "mu", "sigma", "ordinal", "matches"]
+        fields = ["game", "mu", "sigma", "ordinal", "matches", "rating", "rank", "provisional"]
+
+
+class GameStatsSerializer(serializers.Serializer):
+    played = serializers.IntegerField()
+    won = serializers.IntegerField()
+    drawn = serializers.IntegerField()
+    lost = serializers.IntegerField()
+    average_placement = serializers.FloatField(allow_null=True, help_text="1 is first.")
+    average_score = serializers.FloatField(allow_null=True)
+    longest_streak = serializers.IntegerField(help_text="The longest run of wins.")
 
 
 class MeApi(APIView):
@@ -142,6 +156,17 @@ class MeApi(APIView):
         user = services.user_update(caller(request), **data.validated_data)
         return Response(self.OutputSerializer(user).data)
 
+    @extend_schema(
+        operation_id="me_delete",
+        tags=["accounts"],
+        responses={204: OpenApiResponse(description="Deleted: tokens and settings are gone."), 401: P},
+        description="Deletes the account: open matches are left, live ones resigned; finished matches keep "
+        'their records, the seat shown as "deleted player".',
+    )
+    def delete(self, request: Request) -> Response:
+        game_services.account_delete(caller(request))
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
 
 class UserDetailApi(APIView):
     class OutputSerializer(serializers.Serializer):
@@ -150,6 +175,7 @@ class UserDetailApi(APIView):
         date_joined = serializers.DateTimeField()
         ratings = RatingSerializer(many=True)
         counts = serializers.DictField(child=serializers.IntegerField())
+        stats = serializers.DictField(child=GameStatsSerializer(), help_text="Per game, finished public matches.")
         recent_matches = MatchSerializer(many=True)
 
     @extend_schema(operation_id="user_read", tags=["accounts"], responses={200: OutputSerializer, 404: P})
@@ -161,6 +187,7 @@ class UserDetailApi(APIView):
             "date_joined": user.date_joined,
             "ratings": RatingSerializer(user.ratings.all(), many=True).data,
             "counts": counts,
+            "stats": selectors.user_stats(user),
             "recent_matches": MatchSerializer(recent, many=True).data,
         }
         return Response(body)  # already serialized; OutputSerializer documents it

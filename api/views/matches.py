@@ -96,10 +96,18 @@ class MatchFilter(django_filters.FilterSet):
     player = django_filters.CharFilter(field_name="seats__user__username", label="A player's username")
     mine = django_filters.BooleanFilter(method="filter_mine", label="Only matches the caller sits in")
     joinable = django_filters.BooleanFilter(method="filter_joinable", label="Open matches with a free seat")
+    spectate = django_filters.BooleanFilter(
+        method="filter_spectate", label="Public live matches to watch (the caller's own left out)"
+    )
 
     class Meta:
         model = Match
-        fields = ["game", "status", "player", "mine", "joinable"]
+        fields = ["game", "status", "player", "mine", "joinable", "spectate"]
+
+    def filter_spectate(self, qs: QuerySet[Match], name: str, value: bool) -> QuerySet[Match]:
+        if not value:
+            return qs
+        return qs.filter(private=False, status=Match.Status.ACTIVE).exclude(seats__user=self.request.user)
 
     def filter_mine(self, qs: QuerySet[Match], name: str, value: bool) -> QuerySet[Match]:
         return qs.filter(seats__user=self.request.user).distinct() if value else qs
@@ -129,7 +137,16 @@ class MatchCreateSerializer(serializers.Serializer):
     options = serializers.DictField(required=False, default=dict)
     bots = BotSerializer(many=True, required=False)
     time_control = TimeControlField(required=False, allow_null=True, default=None)
-    private = serializers.BooleanField(required=False, default=False)
+    private = serializers.BooleanField(
+        required=False, default=False, help_text="Only seated players, invitees and invitation-code holders see it."
+    )
+    invite = serializers.ListField(
+        child=serializers.CharField(max_length=150),
+        required=False,
+        default=list,
+        max_length=15,
+        help_text="Usernames to invite: a free seat is reserved for each.",
+    )
 
 
 class MatchListCreateApi(generics.ListAPIView):
@@ -171,14 +188,27 @@ class MatchListCreateApi(generics.ListAPIView):
 
 
 class MatchDetailApi(APIView):
-    @extend_schema(operation_id="matches_read", tags=["matches"], responses={200: MatchSerializer, 404: P})
+    @extend_schema(
+        operation_id="matches_read",
+        tags=["matches"],
+        parameters=[
+            OpenApiParameter(
+                "code", OpenApiTypes.STR, description="An invitation code: lets its holder see a private match."
+            )
+        ],
+        responses={200: MatchSerializer, 404: P},
+    )
     def get(self, request: Request, match_id: str) -> Response:
-        return Response(MatchSerializer(selectors.match_get(match_id)).data)
+        match = selectors.match_get_for(match_id, viewer(request), request.query_params.get("code"))
+        return Response(MatchSerializer(match).data)
 
 
 class MatchJoinApi(APIView):
     class InputSerializer(serializers.Serializer):
         seat = serializers.IntegerField(required=False, allow_null=True, default=None)
+        code = serializers.CharField(
+            required=False, allow_blank=True, default="", max_length=64, help_text="The invitation code."
+        )
 
     @extend_schema(
         operation_id="matches_join",
@@ -190,6 +220,7 @@ class MatchJoinApi(APIView):
     def post(self, request: Request, match_id: str) -> Response:
         data = self.InputSerializer(data=request.data or {})
         data.is_valid(raise_exception=True)
+        selectors.require_visible(match_id, caller(request), data.validated_data["code"] or None)
         services.match_join(match_id=match_id, user=caller(request), seat=data.validated_data["seat"])
         return Response(MatchSerializer(selectors.match_get(match_id)).data)
 
@@ -202,6 +233,7 @@ class MatchLeaveApi(APIView):
         responses={200: MatchSerializer, 403: P, 404: P, 409: P},
     )
     def post(self, request: Request, match_id: str) -> Response:
+        selectors.require_visible(match_id, caller(request))
         services.match_leave(match_id=match_id, user=caller(request))
         return Response(MatchSerializer(selectors.match_get(match_id)).data)
 
@@ -214,6 +246,7 @@ class MatchResignApi(APIView):
         responses={200: MatchSerializer, 403: P, 404: P, 409: P},
     )
     def post(self, request: Request, match_id: str) -> Response:
+        selectors.require_visible(match_id, caller(request))
         services.match_resign(match_id=match_id, user=caller(request))
         return Response(MatchSerializer(selectors.match_get(match_id)).data)
 
@@ -231,6 +264,7 @@ class MatchBotAddApi(APIView):
         examples=[OpenApiExample("a random bot", {"seat": 1, "level": "random"}, request_only=True)],
     )
     def post(self, request: Request, match_id: str) -> Response:
+        selectors.require_visible(match_id, caller(request))
         data = self.InputSerializer(data=request.data or {})
         data.is_valid(raise_exception=True)
         services.bot_add(match_id=match_id, user=caller(request), **data.validated_data)
@@ -247,6 +281,8 @@ class MatchStateApi(APIView):
     def get(self, request: Request, match_id: str) -> Response:
         match = selectors.match_with_seat_of(match_id, viewer(request))
         seat: int | None = getattr(match, "caller_seat", None)
+        if seat is None and not selectors.match_visible_to(match, viewer(request), request.query_params.get("code")):
+            raise NotFound(f"No match {match_id!r}.")
         etag = selectors.state_etag(match, seat)
         if etag in {t.strip() for t in request.headers.get("If-None-Match", "").split(",")}:
             return Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": etag})
@@ -287,6 +323,7 @@ class MoveSubmitApi(APIView):
             idempotency.validate_key(key)
         print_ = idempotency.fingerprint(request.path, request.data) if key else ""
         user = caller(request)
+        selectors.require_visible(match_id, user)
         try:
             with transaction.atomic():
                 played = services.move_submit(
@@ -334,7 +371,7 @@ class EventListApi(APIView):
         limit = serializers.IntegerField(min_value=1, max_value=settings.TABULA_EVENTS_MAX_PAGE_SIZE).run_validation(
             params.get("limit", settings.TABULA_EVENTS_PAGE_SIZE)
         )
-        match = selectors.match_get(match_id)
+        match = selectors.match_get_for(match_id, viewer(request), params.get("code"))
         events = selectors.event_list(match=match, user=caller(request), after=after, limit=limit + 1)
         headers = {}
         if len(events) > limit:
@@ -347,4 +384,5 @@ class EventListApi(APIView):
 class MatchExportApi(APIView):
     @extend_schema(operation_id="matches_export", tags=["play"], responses={200: OpenApiTypes.OBJECT, 404: P, 409: P})
     def get(self, request: Request, match_id: str) -> Response:
-        return Response(selectors.match_export(selectors.match_get(match_id)))
+        match = selectors.match_get_for(match_id, viewer(request), request.query_params.get("code"))
+        return Response(selectors.match_export(match))

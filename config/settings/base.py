@@ -38,7 +38,6 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
@@ -174,6 +173,8 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TASK_ALWAYS_EAGER = False
 CELERY_BEAT_SCHEDULE = {
     "sweep-due-deadlines": {"task": "games.tasks.deadlines_sweep", "schedule": timedelta(seconds=5)},
+    # ranks are refreshed after every rated match; hourly too, for players leaving the active window
+    "refresh-leaderboards": {"task": "games.tasks.leaderboards_refresh", "schedule": timedelta(hours=1)},
 }
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 
@@ -182,6 +183,10 @@ TABULA_ALLOW_SETUP = False  # the `setup` option: test settings or staff only
 TABULA_TIMER_HORIZON_S = 60  # deadlines further away than this are left to the sweep
 TABULA_QUEUE_TIMERS = True  # queue a countdown task per deadline (False where tasks run inline: tests)
 TABULA_STATE_CACHE_SIZE = 512  # matches whose latest state each process keeps
+TABULA_TOKEN_TTL_DAYS = int(os.environ.get("TABULA_TOKEN_TTL_DAYS", "365"))  # API tokens expire after this
+TABULA_TOKEN_TOUCH_S = 60  # a token's last_used is written at most this often
+TABULA_PROVISIONAL_GAMES = int(os.environ.get("TABULA_PROVISIONAL_GAMES", "10"))  # rated games before listed
+TABULA_LEADERBOARD_ACTIVE_DAYS = int(os.environ.get("TABULA_LEADERBOARD_ACTIVE_DAYS", "90"))  # recent window
 
 VAR_DIR.mkdir(parents=True, exist_ok=True)
 if CELERY_BROKER_URL.startswith("filesystem://"):
@@ -268,6 +273,7 @@ TABULA_RATE_LIMIT_DEFAULTS = {
     "writes": "300/m",  # every other POST/PATCH/DELETE, per user
     "reads": "1200/m",  # GET, per user
     "anon": "300/m",  # every anonymous request, per client address
+    "export": "10/m",  # GET users/{username}/export, per user (a streamed dump of many matches)
 }
 TABULA_RATE_LIMITS_OFF = os.environ.get("TABULA_RATE_LIMITS", "").strip().lower() in {"off", "0", "false", "no"}
 TABULA_RATE_LIMITS = dict(TABULA_RATE_LIMIT_DEFAULTS)
