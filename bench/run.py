@@ -10,6 +10,7 @@
    (`bench.writes`), on PostgreSQL when a server is reachable, else on SQLite.
 4. Isolation: how late a 2-second clock fires while one user's strong bots play flat out, with
    a worker per queue and with one shared worker (`bench.isolation`).
+5. Leaderboards: pages and ``around`` of a 100,000-player board next to ``GET games`` (`bench.boards`).
 
 Speed is reported, never asserted. The developer's ``var/`` is never touched: sections 2 and 3 use a
 temporary directory and a throwaway database (a SQLite file in that directory, or, when
@@ -38,7 +39,7 @@ sys.path[0] = str(ROOT)  # the project root, not bench/: no module here may shad
 from bench import engines, infra  # noqa: E402
 from bench.infra import Database  # noqa: E402
 
-SECTIONS = ("engines", "reads", "writes", "isolation")
+SECTIONS = ("engines", "reads", "writes", "isolation", "boards")
 
 
 def _arguments() -> argparse.Namespace:
@@ -106,6 +107,10 @@ def main() -> int:
                 from bench import isolation
 
                 isolation.run(tmp, reads_db or stack.enter_context(infra.sqlite_database(tmp)))
+            if "boards" in sections:
+                from bench import boards
+
+                boards.run(tmp, reads_db or stack.enter_context(infra.sqlite_database(tmp)))
     except KeyboardInterrupt:
         print("\ninterrupted: servers stopped, bench database and temporary files removed", file=sys.stderr)
         return 130

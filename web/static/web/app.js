@@ -2,6 +2,7 @@
 import { get, optional, post, results, session } from "./api.js";
 import { watchMe } from "./live.js";
 import { MatchPage } from "./match.js";
+import { Invitations, JoinByCode, Leaderboard } from "./players.js";
 import { Countdown, ErrorNote, Link, gameName, html, mySeat, navigate, render, seatName, useEffect, usePath, useState, when } from "./ui.js";
 
 function useSession() {
@@ -317,30 +318,13 @@ function Profile({ username, me }) {
     <p class="muted">Joined ${when(p.date_joined)} · ${Object.entries(p.counts || {}).map(([k, v]) => `${v} ${k}`).join(" · ")}</p>
     <section aria-labelledby="ratings-h"><h2 id="ratings-h">Ratings</h2>
       ${p.ratings?.length ? html`<table><thead><tr><th>Game</th><th>Rating</th><th>Matches</th><th>History</th></tr></thead><tbody>
-        ${p.ratings.map((r) => html`<tr><td>${gameName(r.game)}</td><td>${r.ordinal.toFixed(1)}</td><td>${r.matches}</td>
+        ${p.ratings.map((r) => html`<tr><td>${gameName(r.game)}</td><td>${Math.round(r.rating ?? 1500 + 60 * r.ordinal)}${r.provisional ? " (provisional)" : r.rank ? ` · #${r.rank}` : ""}</td><td>${r.matches}</td>
           <td><${RatingHistory} username=${p.username} game=${r.game} /></td></tr>`)}</tbody></table>`
         : html`<p class="muted">No rated match yet.</p>`}
     </section>
     <section aria-labelledby="recent-h"><h2 id="recent-h">Recent matches</h2>
       ${p.recent_matches?.length ? html`<ul class="matches">${p.recent_matches.map((m) => html`<${MatchRow} key=${m.id} m=${m} me=${me} />`)}</ul>` : html`<p class="muted">None yet.</p>`}
     </section>
-  </main>`;
-}
-
-function Leaderboards({ game }) {
-  const [games, setGames] = useState([]);
-  const [board, setBoard] = useState(undefined);
-  const chosen = game || "ekko";
-  useEffect(() => { get("games").then(setGames).catch(() => setGames([])); }, []);
-  useEffect(() => { setBoard(undefined); optional(`leaderboards/${chosen}`).then((b) => setBoard(b)).catch(() => setBoard(null)); }, [chosen]);
-  return html`<main>
-    <h1>Leaderboards</h1>
-    <nav aria-label="Games" class="tabs">${games.map((g) => html`<${Link} href=${`/leaderboards/${g.id}`} aria-current=${g.id === chosen ? "page" : undefined}>${g.name}<//>`)}</nav>
-    ${board === undefined ? html`<p>Loading…</p>`
-      : board === null ? html`<p class="muted">Leaderboards are not available on this server yet.</p>`
-      : html`<table><thead><tr><th>#</th><th>Player</th><th>Rating</th><th>Matches</th></tr></thead><tbody>
-          ${results(board).map((row, i) => html`<tr><td>${row.rank ?? i + 1}</td><td><${Link} href=${`/users/${row.username}`}>${row.username}<//></td>
-            <td>${Number(row.ordinal ?? row.rating ?? 0).toFixed(1)}</td><td>${row.matches ?? ""}</td></tr>`)}</tbody></table>`}
   </main>`;
 }
 
@@ -361,7 +345,9 @@ function App() {
     page = me ? html`<${MatchPage} key=${m[1]} id=${m[1]} me=${me} />`
       : html`<main><p><${Link} href=${`/signin?next=${encodeURIComponent(path)}`}>Sign in<//> to watch or play this match.</p></main>`;
   } else if ((m = path.match(/^\/users\/([\w.@+-]+)\/?$/))) page = html`<${Profile} key=${m[1]} username=${m[1]} me=${me} />`;
-  else if ((m = path.match(/^\/leaderboards(?:\/([\w-]+))?\/?$/))) page = html`<${Leaderboards} game=${m[1]} />`;
+  else if ((m = path.match(/^\/leaderboards(?:\/([\w-]+))?\/?$/))) page = html`<${Leaderboard} key=${m[1]} game=${m[1]} />`;
+  else if (path.startsWith("/invitations")) page = me ? html`<${Invitations} />` : html`<${AuthForm} mode="signin" />`;
+  else if ((m = path.match(/^\/join\/([A-Za-z0-9_-]+)\/?$/))) page = me ? html`<${JoinByCode} code=${m[1]} />` : html`<${AuthForm} mode="signin" />`;
   else page = html`<${MyGames} me=${me} mine=${mine} error=${mineError} />`;
   return html`<${Nav} me=${me} waiting=${waiting} />${page}`;
 }
