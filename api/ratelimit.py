@@ -29,6 +29,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle
 
+from accounts import usernames
 from api.exceptions import PROBLEM, RateLimited, problem
 
 log = logging.getLogger(__name__)
@@ -134,7 +135,8 @@ def check(request: HttpRequest | Request, scope: str, who: str) -> None:
 
 
 def _username_key(username: str) -> str:
-    return username.strip().lower()[:150].encode("utf-8", "replace").hex()  # any bytes make a safe cache key
+    """One key per account name as sign-in resolves it (NFKC, case-folded): ``ＡＬＩＣＥ`` counts as ``alice``."""
+    return usernames.key(username)[:150].encode("utf-8", "replace").hex()  # any bytes make a safe cache key
 
 
 def login_attempt(request: Request, username: str) -> None:

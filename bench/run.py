@@ -110,7 +110,7 @@ def main() -> int:
             if "boards" in sections:
                 from bench import boards
 
-                boards.run(tmp, reads_db or stack.enter_context(infra.sqlite_database(tmp)))
+                boards.run(tmp, reads_db or _read_database(stack, tmp))
     except KeyboardInterrupt:
         print("\ninterrupted: servers stopped, bench database and temporary files removed", file=sys.stderr)
         return 130

@@ -40,15 +40,22 @@ def _send(name: str, args: tuple[object, ...], countdown: float = 0.0) -> None:
 
 
 LEADERBOARD_TASK = "games.tasks.leaderboards_refresh"
+LEADERBOARD_BATCH_S = 5  # rated matches finishing within this long share one rank refresh
+
+
+def leaderboard_pending_key(game: str) -> str:
+    return f"board-refresh-pending:{game}"
 
 
 def leaderboard_on_commit(game: str) -> None:
-    """Once a rated match's ratings are committed: refresh the game's stored ranks (a broker failure is
-    logged; the hourly beat refreshes every board anyway)."""
+    """Once a rated match's ratings are committed: refresh the game's stored ranks a few seconds later,
+    one refresh queued per game at a time (the task clears the mark before it starts). A broker or
+    cache failure is logged; the hourly beat refreshes every board anyway."""
 
     def send() -> None:
         try:
-            _send(LEADERBOARD_TASK, (game,))
+            if cache.add(leaderboard_pending_key(game), 1, timeout=LEADERBOARD_BATCH_S * 12):
+                _send(LEADERBOARD_TASK, (game,), countdown=LEADERBOARD_BATCH_S)
         except Exception:
             log.exception("could not queue the leaderboard refresh of %s", game)
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from celery import shared_task
 from django.conf import settings
+from django.core.cache import cache
 
 from accounts.services import leaderboard_refresh
 from games import botplay, scheduling, services
@@ -37,7 +38,9 @@ def deadlines_sweep() -> int:
 
 @shared_task(ignore_result=True)
 def leaderboards_refresh(game: str | None = None) -> int:
-    """After a rated match (one game) and hourly (every game): store the leaderboard ranks."""
+    """After rated matches (one game, batched) and hourly (every game): store the leaderboard ranks."""
+    if game is not None:
+        cache.delete(scheduling.leaderboard_pending_key(game))  # a later match queues the next refresh
     return leaderboard_refresh(game)
 
 

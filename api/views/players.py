@@ -242,6 +242,21 @@ class LeaderboardEntrySerializer(serializers.Serializer):
         return out
 
 
+def _entries(rows: list[Rating]) -> list[dict[str, Any]]:
+    """``LeaderboardEntrySerializer``'s output, built directly: a page is 100 rows on a hot path."""
+    provisional = settings.TABULA_PROVISIONAL_GAMES
+    return [
+        {
+            "rank": r.rank,
+            "username": r.user.username,
+            "rating": round(r.rating),
+            "games": r.matches,
+            "provisional": r.matches < provisional,
+        }
+        for r in rows
+    ]
+
+
 class LeaderboardPageSerializer(serializers.Serializer):
     results = LeaderboardEntrySerializer(many=True)
     next = serializers.CharField(allow_null=True, help_text="The cursor of the next page; null on the last.")
@@ -268,7 +283,7 @@ class LeaderboardApi(APIView):
         rows = rows[:limit]
         return Response(
             {
-                "results": LeaderboardEntrySerializer(rows, many=True).data,
+                "results": _entries(rows),
                 "next": str(rows[-1].rank) if more and rows else None,
             }
         )
@@ -293,7 +308,7 @@ class LeaderboardAroundApi(APIView):
             {
                 "rank": mine.rank if mine else None,
                 "provisional": mine.provisional if mine else True,
-                "results": LeaderboardEntrySerializer(rows, many=True).data,
+                "results": _entries(rows),
             }
         )
 

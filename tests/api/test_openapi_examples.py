@@ -45,7 +45,9 @@ def test_each_request_example_is_accepted(operation, path, name, body, make_user
     url = API + path.removeprefix(API)
     if operation == "auth_token":
         conf.call(api(), "post", f"{API}/auth/register", {"username": body["username"], "password": body["password"]})
-    if operation in ("matches_join", "matches_bots_add", "matches_moves_create"):
+    if operation == "matches_invitations_create":
+        make_user(body["username"])
+    if operation in ("matches_join", "matches_bots_add", "matches_moves_create", "matches_invitations_create"):
         if operation == "matches_moves_create":
             monkeypatch.setattr(services.secrets, "randbits", lambda bits: schema.EXAMPLE_SEED)
         owner = ben if operation == "matches_join" else ann

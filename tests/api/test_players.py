@@ -370,3 +370,17 @@ def test_export_is_throttled(toy_game, people):
     _users, c = people
     codes = [c["dave"].get(f"{API}/users/alice/export").status_code for _ in range(3)]
     assert codes == [200, 200, 429]
+
+
+def test_login_backoff_counts_case_and_width_variants_as_one_name(people, api, settings):
+    from django.core.cache import cache
+
+    cache.clear()
+    settings.TABULA_RATE_LIMITS_OFF = False
+    settings.TABULA_RATE_LIMITS = dict(settings.TABULA_RATE_LIMIT_DEFAULTS)
+    client = api()
+    seen = []
+    for name in ["alice", "ALICE", "Alice", "ａｌｉｃｅ", "aLiCe", "alice", "ALICE"]:
+        r = client.post(f"{API}/auth/token", {"username": name, "password": "nope-nope"}, format="json")
+        seen.append(r.status_code)
+    assert seen[:5] == [400] * 5 and set(seen[5:]) == {429}
