@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 
+from accounts import usernames
 from accounts.models import ApiToken, Rating, RatingChange, User
 
 
@@ -21,18 +22,26 @@ def leaderboard_page(game: str, *, after: int = 0, limit: int = 50) -> list[Rati
     )
 
 
-def leaderboard_around(game: str, user: User, *, span: int = 5) -> tuple[Rating | None, list[Rating]]:
-    """The user's rating and the listed players ``span`` places either side of them."""
-    mine = Rating.objects.filter(game=game, user=user).first()
+def rating_of(game: str, username: str) -> Rating | None:
+    """An active user's rating in ``game`` by username (NFKC, case-insensitive), in one query."""
+    return (
+        Rating.objects.filter(game=game, user__username_key=usernames.key(username), user__is_active=True)
+        .select_related("user")
+        .first()
+    )
+
+
+def leaderboard_around(game: str, mine: Rating | None, *, span: int = 5) -> list[Rating]:
+    """The listed players ``span`` places either side of ``mine``: an index range on (game, rank)."""
     if mine is None or mine.rank is None:
-        return mine, []
+        return []
     rows = (
         Rating.objects.filter(game=game, rank__gte=max(1, mine.rank - span), rank__lte=mine.rank + span)
         .select_related("user")
         .only("rank", "rating", "matches", "user__username", "game")
         .order_by("rank")
     )
-    return mine, list(rows)
+    return list(rows)
 
 
 def rating_history(user: User, game: str) -> QuerySet[RatingChange]:

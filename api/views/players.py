@@ -302,8 +302,10 @@ class LeaderboardAroundApi(APIView):
     )
     def get(self, request: Request, game: str, username: str) -> Response:
         _game(game)
-        user = selectors.user_get(username)
-        mine, rows = account_selectors.leaderboard_around(game, user)
+        mine = account_selectors.rating_of(game, username)
+        if mine is None:
+            selectors.user_get(username)  # 404 for no such user; else not rated yet
+        rows = account_selectors.leaderboard_around(game, mine)
         return Response(
             {
                 "rank": mine.rank if mine else None,

@@ -384,3 +384,28 @@ def test_login_backoff_counts_case_and_width_variants_as_one_name(people, api, s
         r = client.post(f"{API}/auth/token", {"username": name, "password": "nope-nope"}, format="json")
         seen.append(r.status_code)
     assert seen[:5] == [400] * 5 and set(seen[5:]) == {429}
+
+
+def test_the_clamp_keeps_a_loser_from_rising_whatever_the_model_says(toy_game, people, monkeypatch):
+    """Even if the model raised mu − 3σ after a loss, the displayed rating stays where it was."""
+    from accounts import services as account_services
+
+    users, _c = people
+    real = account_services._MODEL
+
+    class Generous:
+        mu, sigma = real.mu, real.sigma
+
+        def create_rating(self, *a, **k):
+            return real.create_rating(*a, **k)
+
+        def rate(self, teams, ranks):
+            out = real.rate(teams, ranks=ranks)
+            for (r,) in out:
+                r.mu += 5  # everyone "gains"
+            return out
+
+    monkeypatch.setattr(account_services, "_MODEL", Generous())
+    finish(users["alice"], users["bob"])
+    bob, alice = Rating.objects.get(user=users["bob"]), Rating.objects.get(user=users["alice"])
+    assert bob.rating <= 1500 + 1e-9 < alice.rating
