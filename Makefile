@@ -6,7 +6,7 @@ PORT ?= 8000
 export PORT
 
 .PHONY: help install run migrate test check test-fast lint format golden bench bench-bots clean screenshots
-.PHONY: help install run migrate test check test-fast lint format golden openapi clients bench bench-bots clean
+.PHONY: help install run migrate test check test-fast lint format golden openapi clients bench bench-boards bench-bots clean
 
 help:
 	@echo "make run      start web (gunicorn), Celery worker and beat on 127.0.0.1:$(PORT)"
@@ -15,7 +15,7 @@ help:
 	@echo "make golden   rewrite the golden transcripts (tests/golden) after an intended change"
 	@echo "make openapi  rewrite docs/openapi.yaml (the committed API document) after an intended API change"
 	@echo "make clients  generate a Python and a TypeScript client and play every game with each (docs/clients.md)"
-	@echo "make bench    engine costs and GET state vs GET games latency"
+	@echo "make bench    engine costs, GET state and leaderboards vs GET games latency"
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -69,6 +69,9 @@ clients: install
 
 bench: install
 	$(BIN)/python bench/run.py
+
+bench-boards: install
+	$(BIN)/python bench/run.py --only boards
 
 bench-bots: install
 	$(BIN)/python bench/bots.py

@@ -32,6 +32,8 @@ def test_leaderboard_and_profile_with_its_rating_chart(page, make_user, toy_game
     page.get_by_role("heading", name="ann").wait_for()
     page.locator("svg").first.wait_for()  # the rating-history chart
     assert "#1" in page.locator("section", has=page.get_by_role("heading", name="Ratings")).inner_text()
+    stats = page.locator("table[data-stats] tbody tr").first
+    assert stats.locator("td").nth(1).inner_text() == "3" and stats.locator("td").nth(2).inner_text() == "3"
 
 
 def test_accepting_an_invitation_seats_the_person(page, make_user, toy_game):
@@ -41,7 +43,7 @@ def test_accepting_an_invitation_seats_the_person(page, make_user, toy_game):
 
     match = services.match_create(user=dan, game="toy", players=2, private=True, invite=["eve"])
     assert User.objects.filter(username="eve").exists()
-    page.goto("/invitations")
+    page.get_by_role("link", name="Invitations").click()
     item = page.locator(f"[data-invitation='{match.id}']")
     item.wait_for()
     assert "dan" in item.inner_text()

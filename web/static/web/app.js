@@ -2,7 +2,7 @@
 import { get, optional, post, results, session } from "./api.js";
 import { watchMe } from "./live.js";
 import { MatchPage } from "./match.js";
-import { Invitations, JoinByCode, Leaderboard } from "./players.js";
+import { Invitations, JoinByCode, Leaderboard, PlayerStats } from "./players.js";
 import { Countdown, ErrorNote, Link, gameName, html, mySeat, navigate, render, seatName, useEffect, usePath, useState, when } from "./ui.js";
 
 function useSession() {
@@ -67,6 +67,7 @@ function Nav({ me, waiting }) {
       <${Link} href="/lobby">Lobby<//>
       ${me && html`<${Link} href="/">My games${waiting ? html` <span class="badge" aria-label=${`${waiting} waiting for you`}>${waiting}</span>` : ""}<//>`}
       <${Link} href="/leaderboards">Leaderboards<//>
+      ${me && html`<${Link} href="/invitations">Invitations<//>`}
       <span class="spacer"></span>
       ${me
         ? html`<${Link} href=${`/users/${me}`}>${me}<//> <button type="button" class="link" onClick=${signOut}>Sign out</button>`
@@ -322,6 +323,7 @@ function Profile({ username, me }) {
           <td><${RatingHistory} username=${p.username} game=${r.game} /></td></tr>`)}</tbody></table>`
         : html`<p class="muted">No rated match yet.</p>`}
     </section>
+    <${PlayerStats} stats=${p.stats} />
     <section aria-labelledby="recent-h"><h2 id="recent-h">Recent matches</h2>
       ${p.recent_matches?.length ? html`<ul class="matches">${p.recent_matches.map((m) => html`<${MatchRow} key=${m.id} m=${m} me=${me} />`)}</ul>` : html`<p class="muted">None yet.</p>`}
     </section>

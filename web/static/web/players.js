@@ -56,3 +56,16 @@ export function JoinByCode({ code }) {
       <button type="button" onClick=${join}>Join this match</button>` : error ? null : html`<p>Loading…</p>`}
   </main>`;
 }
+
+const fixed = (n) => (n === null || n === undefined ? "–" : Number(n).toFixed(2));
+
+export function PlayerStats({ stats }) {
+  const games = Object.entries(stats || {});
+  if (!games.length) return null;
+  return html`<section aria-labelledby="stats-h"><h2 id="stats-h">Statistics</h2>
+    <table data-stats><thead><tr><th>Game</th><th>Played</th><th>Won</th><th>Drawn</th><th>Lost</th>
+      <th>Average place</th><th>Average score</th><th>Longest streak</th></tr></thead><tbody>
+      ${games.map(([game, s]) => html`<tr key=${game}><td>${gameName(game)}</td><td>${s.played}</td><td>${s.won}</td><td>${s.drawn}</td>
+        <td>${s.lost}</td><td>${fixed(s.average_placement)}</td><td>${fixed(s.average_score)}</td><td>${s.longest_streak}</td></tr>`)}
+    </tbody></table></section>`;
+}
