@@ -409,3 +409,36 @@ def test_the_clamp_keeps_a_loser_from_rising_whatever_the_model_says(toy_game, p
     finish(users["alice"], users["bob"])
     bob, alice = Rating.objects.get(user=users["bob"]), Rating.objects.get(user=users["alice"])
     assert bob.rating <= 1500 + 1e-9 < alice.rating
+
+
+def test_staff_and_code_holders_see_a_private_match_and_listings_hide_it(toy_game, people, api):
+    users, c = people
+    match = services.match_create(user=users["alice"], game="toy", players=2, private=True)
+    staff = User.objects.create_user("staffer", password="correct-horse-9", is_staff=True)
+    assert api(staff).get(f"{API}/matches/{match.id}").status_code == 200
+    assert c["bob"].get(f"{API}/matches/{match.id}").status_code == 404
+    assert c["bob"].get(f"{API}/matches/{match.id}?code=wrong").status_code == 404
+    assert c["bob"].get(f"{API}/matches/{match.id}?code={match.invite_code}").status_code == 200
+    assert c["bob"].get(f"{API}/matches/{match.id}/state?code={match.invite_code}").status_code == 200
+    assert c["bob"].get(f"{API}/matches?player=alice").json()["results"] == []
+    assert c["bob"].get(f"{API}/invites/{match.invite_code}").json()["id"] == match.id
+    assert c["bob"].get(f"{API}/invites/nope").status_code == 404
+    from games.selectors import match_visible_to
+
+    assert match_visible_to(match, users["alice"]) and not match_visible_to(match, users["bob"])
+    assert not match_visible_to(match, None) and match_visible_to(match, None, match.invite_code)
+
+
+def test_bearer_tokens_and_the_schema_keep_token_auth(people, api):
+    users, _c = people
+    from rest_framework.test import APIClient
+
+    from accounts.services import token_for
+
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {token_for(users['alice'])}")
+    assert client.get(f"{API}/me").json()["username"] == "alice"
+    client.credentials(HTTP_AUTHORIZATION="Token two parts")
+    assert client.get(f"{API}/me").status_code == 401
+    doc = api().get(f"{API}/schema?format=json").json()
+    assert doc["components"]["securitySchemes"]["tokenAuth"]["name"] == "Authorization"
