@@ -76,6 +76,13 @@ def token_revoke(user: User, token_id: int) -> None:
 # --- accounts -------------------------------------------------------------------------------------
 
 
+def by_name(username: str) -> User | None:
+    """The active account a name designates: by its normalised key, or exactly (an account older than
+    the keys whose name collided with an earlier one keeps no key)."""
+    active = User.objects.filter(is_active=True, deleted_at__isnull=True)
+    return active.filter(username_key=usernames.key(username)).first() or active.filter(username=username).first()
+
+
 def _username_free(username: str) -> None:
     taken = (
         User.objects.filter(username_key=usernames.key(username)).exists()
@@ -111,7 +118,7 @@ def user_login(*, username: str, password: str) -> str:
     An unknown name hashes the password anyway, so that it takes as long as a wrong password
     (the backoff after repeated failures is ``api.ratelimit.login_failed``).
     """
-    user = User.objects.filter(username_key=usernames.key(username), deleted_at__isnull=True).first()
+    user = by_name(username)
     if user is None:
         User().set_password(password)
         correct = False

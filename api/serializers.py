@@ -63,7 +63,7 @@ class MatchSerializer(serializers.ModelSerializer):
     """The match summary (platform.md ``GET matches/{id}``)."""
 
     seats = SeatSerializer(many=True, read_only=True)
-    created_by = serializers.CharField(source="created_by.username", read_only=True)
+    created_by = serializers.CharField(source="created_by.public_name", read_only=True)
     options = serializers.SerializerMethodField()
     result = serializers.SerializerMethodField()
     awaiting = serializers.SerializerMethodField()

@@ -135,18 +135,44 @@ def record_for_viewer(rules: Rules[Any, Any, Any] | None, record: Record, seat: 
     }
 
 
+def deleted_seats(match: Match) -> set[int]:
+    """Seats whose account was deleted: their records show a deleted player, not the old name."""
+    return set(Seat.objects.filter(match_id=match.pk, user__deleted_at__isnull=False).values_list("index", flat=True))
+
+
+def _without_deleted_names(data: dict[str, Any], seat: int | None, deleted: set[int], creator_deleted: bool) -> None:
+    from accounts.usernames import DELETED
+
+    if seat is not None and seat in deleted and "username" in data:
+        data["username"] = DELETED
+    if creator_deleted and "by" in data:
+        data["by"] = DELETED
+
+
 def event_list(*, match: Match, user: User | None, after: int = 0, limit: int = 500) -> list[dict[str, Any]]:
     seat = seat_index_of(match, user)
     rules = replay.rules_for(match)
-    records = Record.objects.filter(match=match, seq__gt=after).order_by("seq")[:limit]
-    return [record_for_viewer(rules, r, seat) for r in records]
+    records = list(Record.objects.filter(match=match, seq__gt=after).order_by("seq")[:limit])
+    events = [record_for_viewer(rules, r, seat) for r in records]
+    deleted = deleted_seats(match)
+    creator_deleted = match.created_by.deleted_at is not None
+    if deleted or creator_deleted:
+        for event, record in zip(events, records, strict=True):
+            _without_deleted_names(event["data"], record.seat, deleted, creator_deleted)
+    return events
 
 
 def match_export(match: Match) -> dict[str, Any]:
     """The whole unredacted log and the seed: only once the match is over."""
     if match.is_live:
         raise Conflict("match_live", "The log is exported once the match is over.")
-    records = Record.objects.filter(match=match).order_by("seq")
+    records = list(Record.objects.filter(match=match).order_by("seq"))
+    deleted = deleted_seats(match)
+    creator_deleted = match.created_by.deleted_at is not None
+    for r in records:
+        if deleted or creator_deleted:
+            r.data = dict(r.data)
+            _without_deleted_names(r.data, r.seat, deleted, creator_deleted)
     return {
         "match": match.id,
         "game": match.game,
@@ -267,9 +293,9 @@ def match_invitations(match: Match, user: User) -> QuerySet[Invitation]:
 
 
 def user_get(username: str) -> User:
-    from accounts import usernames
+    from accounts.services import by_name
 
-    user = User.objects.filter(username_key=usernames.key(username), is_active=True).first()
+    user = by_name(username)
     if user is None:
         raise NotFound(f"No user {username!r}.")
     return user

@@ -128,7 +128,7 @@ class MePasswordApi(APIView):
 
 class InvitationSerializer(serializers.Serializer):
     match = MatchSerializer()
-    invited_by = serializers.CharField(source="invited_by.username")
+    invited_by = serializers.CharField(source="invited_by.public_name")
     seat = serializers.IntegerField(allow_null=True)
     status = serializers.ChoiceField(choices=Invitation.Status.choices)
     created_at = serializers.DateTimeField()
@@ -136,7 +136,7 @@ class InvitationSerializer(serializers.Serializer):
 
 class MatchInvitationSerializer(serializers.Serializer):
     username = serializers.CharField(source="user.public_name")
-    invited_by = serializers.CharField(source="invited_by.username")
+    invited_by = serializers.CharField(source="invited_by.public_name")
     seat = serializers.IntegerField(allow_null=True)
     status = serializers.ChoiceField(choices=Invitation.Status.choices)
     created_at = serializers.DateTimeField()

@@ -131,6 +131,10 @@ def test_delete_me_keeps_finished_matches_with_a_deleted_player(toy_game, people
     assert not bob.is_active and bob.preferences == {} and not ApiToken.objects.filter(user=bob).exists()
     seats = c["alice"].get(f"{API}/matches/{done.id}").json()["seats"]
     assert [s["username"] for s in seats] == ["alice", usernames.DELETED]
+    events = c["alice"].get(f"{API}/matches/{done.id}/events").json()
+    exported = c["alice"].get(f"{API}/matches/{done.id}/export").json()
+    for text in (json.dumps(events), json.dumps(exported)):
+        assert '"bob"' not in text and usernames.DELETED in text
     assert Match.objects.get(id=live.id).status == Match.Status.ABORTED
     assert c["alice"].get(f"{API}/users/bob").status_code == 404
     r = api().post(f"{API}/auth/token", {"username": "bob", "password": "correct-horse-9"}, format="json")
@@ -442,3 +446,33 @@ def test_bearer_tokens_and_the_schema_keep_token_auth(people, api):
     assert client.get(f"{API}/me").status_code == 401
     doc = api().get(f"{API}/schema?format=json").json()
     assert doc["components"]["securitySchemes"]["tokenAuth"]["name"] == "Authorization"
+
+
+def test_an_account_older_than_the_name_keys_still_signs_in_and_shows(people, api):
+    """The migration leaves a later look-alike of an earlier name without keys: it still works."""
+    users, c = people
+    User.objects.filter(pk=users["dave"].pk).update(username_key=None, username_skeleton=None)
+    r = api().post(f"{API}/auth/token", {"username": "dave", "password": "correct-horse-9"}, format="json")
+    assert r.status_code == 200
+    assert c["alice"].get(f"{API}/users/dave").status_code == 200
+
+
+def test_the_migration_fills_name_keys_and_hashes_drf_tokens(db):
+    import hashlib
+    import importlib
+    from types import SimpleNamespace
+
+    from django.apps import apps
+    from django.db import connection
+
+    migration = importlib.import_module("accounts.migrations.0002_players")
+    ann = User.objects.create_user("ann-old", password="correct-horse-9")
+    User.objects.filter(pk=ann.pk).update(username_key=None, username_skeleton=None)
+    with connection.cursor() as cur:
+        cur.execute("CREATE TABLE authtoken_token (key varchar(40) PRIMARY KEY, user_id bigint, created timestamp)")
+        cur.execute("INSERT INTO authtoken_token VALUES (%s, %s, %s)", ["k" * 40, ann.pk, timezone.now()])
+    migration._fill(apps, SimpleNamespace(connection=connection))  # it needs only the editor's connection
+    ann.refresh_from_db()
+    assert ann.username_key == "ann-old" and ann.username_skeleton == usernames.skeleton("ann-old")
+    token = ApiToken.objects.get(user=ann, label="migrated")
+    assert token.key_hash == hashlib.sha256(b"k" * 40).hexdigest()
