@@ -8,7 +8,8 @@ from urllib.parse import urlencode
 import django_filters
 from django.conf import settings
 from django.db import transaction
-from django.db.models import QuerySet
+from django.db.models import Count, F, OuterRef, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import generics, serializers, status
@@ -24,7 +25,7 @@ from api.serializers import EventSerializer, MatchSerializer, ProblemSerializer,
 from games import selectors, services
 from games.engines import RULES
 from games.errors import NotFound
-from games.models import Match
+from games.models import Invitation, Match, Seat
 
 P = ProblemSerializer
 STATE = {"$ref": "#/components/schemas/MatchState"}  # api.schema: per game, discriminated by `game`
@@ -115,11 +116,21 @@ class MatchFilter(django_filters.FilterSet):
     def filter_joinable(self, qs: QuerySet[Match], name: str, value: bool) -> QuerySet[Match]:
         if not value:
             return qs
+        user = self.request.user
+        free = Seat.objects.filter(match=OuterRef("pk"), user__isnull=True, bot="")
+        reserved = Invitation.objects.filter(
+            match=OuterRef("pk"), status=Invitation.Status.PENDING, seat__isnull=False
+        ).exclude(user=user)
         return (
-            qs.filter(status=Match.Status.OPEN, seats__user__isnull=True, seats__bot="")
-            .exclude(seats__user=self.request.user)
-            .distinct()
+            qs.filter(status=Match.Status.OPEN)
+            .exclude(seats__user=user)
+            .annotate(free_seats=_count(free), reserved_seats=_count(reserved))
+            .filter(free_seats__gt=F("reserved_seats"))  # a seat left that is not reserved for someone else
         )
+
+
+def _count(qs: QuerySet[Any]) -> Coalesce:
+    return Coalesce(Subquery(qs.values("match").annotate(n=Count("id")).values("n")), 0)
 
 
 @extend_schema_field(TimeControlSerializer)

@@ -476,3 +476,13 @@ def test_the_migration_fills_name_keys_and_hashes_drf_tokens(db):
     assert ann.username_key == "ann-old" and ann.username_skeleton == usernames.skeleton("ann-old")
     token = ApiToken.objects.get(user=ann, label="migrated")
     assert token.key_hash == hashlib.sha256(b"k" * 40).hexdigest()
+
+
+def test_a_match_whose_free_seats_are_all_reserved_is_not_joinable_for_others(toy_game, people):
+    users, c = people
+    reserved = services.match_create(user=users["alice"], game="toy", players=2, invite=["bob"])
+    open_ = services.match_create(user=users["alice"], game="toy", players=3, invite=["bob"])
+    ids = [m["id"] for m in c["carol"].get(f"{API}/matches?joinable=true").json()["results"]]
+    assert ids == [open_.id]
+    ids = {m["id"] for m in c["bob"].get(f"{API}/matches?joinable=true").json()["results"]}
+    assert ids == {open_.id, reserved.id}
