@@ -51,3 +51,28 @@ def test_accepting_an_invitation_seats_the_person(page, make_user, toy_game):
     page.wait_for_url(f"**/matches/{match.id}")
     match.refresh_from_db()
     assert match.status == "active"
+
+
+def test_inviting_by_username_and_joining_by_the_invitation_link(new_page, make_user, toy_game):
+    from accounts.models import User
+    from games.models import Invitation
+
+    host = new_page()
+    sign_up(host, "fay")
+    make_user("gus")
+    match = services.match_create(user=User.objects.get(username="fay"), game="toy", players=3, private=True)
+    host.goto(f"/matches/{match.id}")
+    form = host.get_by_role("form", name="Invite a player")
+    form.get_by_label("Invite by username").fill("gus")
+    form.get_by_role("button", name="Invite").click()
+    host.get_by_text("gus: pending").wait_for()
+    assert Invitation.objects.filter(match=match, user__username="gus", status="pending").exists()
+    link = host.locator("code.invite-link").inner_text()
+    assert link.endswith(f"/join/{match.invite_code}")
+
+    guest = new_page()
+    sign_up(guest, "hal")  # neither seated nor invited: the link alone opens the private match
+    guest.goto(link)
+    guest.get_by_role("button", name="Join this match").click()
+    guest.wait_for_url(f"**/matches/{match.id}")
+    assert match.seats.filter(user__username="hal").exists()

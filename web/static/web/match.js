@@ -5,6 +5,7 @@ import { ekko } from "./games/ekko.js";
 import { eko } from "./games/eko.js";
 import { enka } from "./games/enka.js";
 import { watchMatch } from "./live.js";
+import { InvitePanel } from "./players.js";
 import { Countdown, ErrorNote, Link, gameName, html, seatName, useEffect, useRef, useState } from "./ui.js";
 
 const GAMES = { ekko, enka, eko, ecos };
@@ -192,6 +193,7 @@ export function MatchPage({ id, me }) {
       <p>Share this link to invite someone: <code class="share">${location.origin}/matches/${id}</code></p>
       ${!seated && freeSeats.length > 0 && html`<button type="button" onClick=${() => command("join")} disabled=${busy}>Join this match</button>`}
       ${seated && html`<button type="button" onClick=${() => command("leave")} disabled=${busy}>Leave</button>`}
+      ${seated && html`<${InvitePanel} id=${id} />`}
       ${summary.created_by === me && freeSeats.length > 0 && html` <button type="button" onClick=${() => command("bots", { seat: freeSeats[0].index, level: "random" })} disabled=${busy}>Add a bot to seat ${freeSeats[0].index + 1}</button>`}
     </section>`}
     <div class="table">

@@ -69,3 +69,27 @@ export function PlayerStats({ stats }) {
         <td>${s.lost}</td><td>${fixed(s.average_placement)}</td><td>${fixed(s.average_score)}</td><td>${s.longest_streak}</td></tr>`)}
     </tbody></table></section>`;
 }
+
+// On an open match's page, for its seated players: the invitation link and inviting by username.
+export function InvitePanel({ id }) {
+  const [info, setInfo] = useState(null);
+  const [name, setName] = useState("");
+  const [error, setError] = useState(null);
+  const load = () => get(`matches/${id}/invitations`).then(setInfo).catch(setError);
+  useEffect(() => { load(); }, [id]);
+  const invite = (e) => {
+    e.preventDefault();
+    post(`matches/${id}/invitations`, { username: name.trim() }).then(() => { setName(""); load(); }).catch(setError);
+  };
+  if (!info) return error ? html`<${ErrorNote} error=${error} />` : null;
+  return html`<div class="invite">
+    <p>Invitation link (it also opens a private match): <code class="invite-link">${location.origin}/join/${info.invite_code}</code></p>
+    ${info.invitations.length ? html`<ul>${info.invitations.map((i) => html`<li key=${i.username}>${i.username}: ${i.status}${i.seat !== null ? `, seat ${i.seat + 1}` : ""}</li>`)}</ul>` : null}
+    <form aria-label="Invite a player" onSubmit=${invite}>
+      <label for="invite-name">Invite by username</label>
+      <input id="invite-name" value=${name} onInput=${(e) => setName(e.target.value)} autocomplete="off" required />
+      <button type="submit">Invite</button>
+    </form>
+    <${ErrorNote} error=${error} onDismiss=${() => setError(null)} />
+  </div>`;
+}
