@@ -30,7 +30,7 @@ urlpatterns = [
     route(r"users/(?P<username>[\w.@+-]+)/ratings/(?P<game>[\w-]+)", players.UserRatingsApi, "user-ratings"),
     route(r"leaderboards/(?P<game>[\w-]+)", players.LeaderboardApi, "leaderboard"),
     route(r"leaderboards/(?P<game>[\w-]+)/around/(?P<username>[\w.@+-]+)", players.LeaderboardAroundApi, "around"),
-    route(r"invites/(?P<code>[A-Za-z0-9_-]{1,64})", players.InviteCodeApi, "invite-code"),
+    route("invites", players.InviteCodeApi, "invites"),
     route("games", matches.GameListApi, "game-list"),
     route(r"games/(?P<game>[\w-]+)", matches.GameDetailApi, "game-detail"),
     route(r"games/(?P<game>[\w-]+)/components", components.GameComponentsApi, "game-components"),

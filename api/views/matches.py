@@ -28,6 +28,20 @@ from games.errors import NotFound
 from games.models import Invitation, Match, Seat
 
 P = ProblemSerializer
+INVITE_CODE = OpenApiParameter(
+    "Invite-Code",
+    OpenApiTypes.STR,
+    OpenApiParameter.HEADER,
+    required=False,
+    description="A match's invitation code: lets its holder see a private match (a header, so that it never "
+    "lands in a URL or an access log).",
+)
+
+
+def invite_code(request: Request) -> str | None:
+    return request.headers.get("Invite-Code") or None
+
+
 STATE = {"$ref": "#/components/schemas/MatchState"}  # api.schema: per game, discriminated by `game`
 
 
@@ -202,15 +216,11 @@ class MatchDetailApi(APIView):
     @extend_schema(
         operation_id="matches_read",
         tags=["matches"],
-        parameters=[
-            OpenApiParameter(
-                "code", OpenApiTypes.STR, description="An invitation code: lets its holder see a private match."
-            )
-        ],
+        parameters=[INVITE_CODE],
         responses={200: MatchSerializer, 404: P},
     )
     def get(self, request: Request, match_id: str) -> Response:
-        match = selectors.match_get_for(match_id, viewer(request), request.query_params.get("code"))
+        match = selectors.match_get_for(match_id, viewer(request), invite_code(request))
         return Response(MatchSerializer(match).data)
 
 
@@ -286,13 +296,16 @@ class MatchStateApi(APIView):
     @extend_schema(
         operation_id="matches_state",
         tags=["play"],
-        parameters=[OpenApiParameter("If-None-Match", OpenApiTypes.STR, OpenApiParameter.HEADER, required=False)],
+        parameters=[
+            OpenApiParameter("If-None-Match", OpenApiTypes.STR, OpenApiParameter.HEADER, required=False),
+            INVITE_CODE,
+        ],
         responses={200: STATE, 304: OpenApiResponse(description="Unchanged since the ETag"), 404: P},
     )
     def get(self, request: Request, match_id: str) -> Response:
         match = selectors.match_with_seat_of(match_id, viewer(request))
         seat: int | None = getattr(match, "caller_seat", None)
-        if seat is None and not selectors.match_visible_to(match, viewer(request), request.query_params.get("code")):
+        if seat is None and not selectors.match_visible_to(match, viewer(request), invite_code(request)):
             raise NotFound(f"No match {match_id!r}.")
         etag = selectors.state_etag(match, seat)
         if etag in {t.strip() for t in request.headers.get("If-None-Match", "").split(",")}:
@@ -358,6 +371,7 @@ class EventListApi(APIView):
         operation_id="matches_events",
         tags=["play"],
         parameters=[
+            INVITE_CODE,
             OpenApiParameter("after", OpenApiTypes.INT, description="Only records after this seq (default 0)."),
             OpenApiParameter(
                 "limit",
@@ -382,7 +396,7 @@ class EventListApi(APIView):
         limit = serializers.IntegerField(min_value=1, max_value=settings.TABULA_EVENTS_MAX_PAGE_SIZE).run_validation(
             params.get("limit", settings.TABULA_EVENTS_PAGE_SIZE)
         )
-        match = selectors.match_get_for(match_id, viewer(request), params.get("code"))
+        match = selectors.match_get_for(match_id, viewer(request), invite_code(request))
         events = selectors.event_list(match=match, user=caller(request), after=after, limit=limit + 1)
         headers = {}
         if len(events) > limit:
@@ -393,7 +407,12 @@ class EventListApi(APIView):
 
 
 class MatchExportApi(APIView):
-    @extend_schema(operation_id="matches_export", tags=["play"], responses={200: OpenApiTypes.OBJECT, 404: P, 409: P})
+    @extend_schema(
+        operation_id="matches_export",
+        tags=["play"],
+        parameters=[INVITE_CODE],
+        responses={200: OpenApiTypes.OBJECT, 404: P, 409: P},
+    )
     def get(self, request: Request, match_id: str) -> Response:
-        match = selectors.match_get_for(match_id, viewer(request), request.query_params.get("code"))
+        match = selectors.match_get_for(match_id, viewer(request), invite_code(request))
         return Response(selectors.match_export(match))

@@ -216,14 +216,22 @@ class MatchRematchApi(APIView):
 
 
 class InviteCodeApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        code = serializers.CharField(max_length=64)
+
     @extend_schema(
-        operation_id="invites_read",
+        operation_id="invites_lookup",
         tags=["matches"],
-        responses={200: MatchSerializer, 401: P, 404: P},
-        description="The match an invitation link leads to (join it with `POST matches/{id}/join {code}`).",
+        request=InputSerializer,
+        responses={200: MatchSerializer, 400: P, 401: P, 404: P},
+        description="The match an invitation code leads to (join it with `POST matches/{id}/join {code}`). "
+        "A POST, so that the code never lands in a URL or an access log.",
+        examples=[OpenApiExample("a link's code", {"code": "an-invitation-code"}, request_only=True)],
     )
-    def get(self, request: Request, code: str) -> Response:
-        return Response(MatchSerializer(selectors.match_by_invite_code(code)).data)
+    def post(self, request: Request) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        return Response(MatchSerializer(selectors.match_by_invite_code(data.validated_data["code"])).data)
 
 
 # --- leaderboards and ratings ------------------------------------------------------------------------

@@ -55,6 +55,8 @@ def test_each_request_example_is_accepted(operation, path, name, body, make_user
         if operation == "matches_moves_create":
             services.match_join(match_id=match.id, user=ben)
         url = url.replace("{match_id}", match.id)
+    if operation == "invites_lookup":
+        body = {"code": services.match_create(user=ben, game="ekko", players=2).invite_code}
     caller = None if operation.startswith("auth_") else ann
     if operation == "matches_moves_create":
         caller = [ann, ben][schema.move_example(name)[0]]

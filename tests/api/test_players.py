@@ -182,7 +182,7 @@ def test_invitations_reserve_seats_and_can_be_accepted_or_declined(toy_game, peo
     assert r.status_code == 409 and r.json()["code"] == "match_full"  # both free seats are reserved
     assert c["carol"].post(f"{API}/matches/{mid}/decline").status_code == 204
     assert c["carol"].get(f"{API}/matches/{mid}").status_code == 404  # declined: no longer visible
-    assert c["dave"].get(f"{API}/invites/{code}").json()["id"] == mid
+    assert c["dave"].post(f"{API}/invites", {"code": code}, format="json").json()["id"] == mid
     assert c["dave"].post(f"{API}/matches/{mid}/join", {"code": code}, format="json").status_code == 200
     r = c["bob"].post(f"{API}/matches/{mid}/join", {}, format="json")
     assert r.status_code == 200 and r.json()["status"] == "active"
@@ -421,12 +421,15 @@ def test_staff_and_code_holders_see_a_private_match_and_listings_hide_it(toy_gam
     staff = User.objects.create_user("staffer", password="correct-horse-9", is_staff=True)
     assert api(staff).get(f"{API}/matches/{match.id}").status_code == 200
     assert c["bob"].get(f"{API}/matches/{match.id}").status_code == 404
-    assert c["bob"].get(f"{API}/matches/{match.id}?code=wrong").status_code == 404
-    assert c["bob"].get(f"{API}/matches/{match.id}?code={match.invite_code}").status_code == 200
-    assert c["bob"].get(f"{API}/matches/{match.id}/state?code={match.invite_code}").status_code == 200
+    assert c["bob"].get(f"{API}/matches/{match.id}", headers={"Invite-Code": "wrong"}).status_code == 404
+    code = {"Invite-Code": match.invite_code}
+    for path in ("", "/state", "/events"):
+        assert c["bob"].get(f"{API}/matches/{match.id}{path}", headers=code).status_code == 200, path
+    assert c["bob"].get(f"{API}/matches/{match.id}?code={match.invite_code}").status_code == 404  # never in a URL
     assert c["bob"].get(f"{API}/matches?player=alice").json()["results"] == []
-    assert c["bob"].get(f"{API}/invites/{match.invite_code}").json()["id"] == match.id
-    assert c["bob"].get(f"{API}/invites/nope").status_code == 404
+    assert c["bob"].post(f"{API}/invites", {"code": match.invite_code}, format="json").json()["id"] == match.id
+    assert c["bob"].post(f"{API}/invites", {"code": "nope"}, format="json").status_code == 404
+    assert c["bob"].post(f"{API}/invites", {}, format="json").status_code == 400
     from games.selectors import match_visible_to
 
     assert match_visible_to(match, users["alice"]) and not match_visible_to(match, users["bob"])

@@ -68,7 +68,7 @@ def test_inviting_by_username_and_joining_by_the_invitation_link(new_page, make_
     host.get_by_text("gus: pending").wait_for()
     assert Invitation.objects.filter(match=match, user__username="gus", status="pending").exists()
     link = host.locator("code.invite-link").inner_text()
-    assert link.endswith(f"/join/{match.invite_code}")
+    assert link.endswith(f"/join#{match.invite_code}")  # in the fragment: never sent to the server
 
     guest = new_page()
     sign_up(guest, "hal")  # neither seated nor invited: the link alone opens the private match

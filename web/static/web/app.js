@@ -349,7 +349,7 @@ function App() {
   } else if ((m = path.match(/^\/users\/([\w.@+-]+)\/?$/))) page = html`<${Profile} key=${m[1]} username=${m[1]} me=${me} />`;
   else if ((m = path.match(/^\/leaderboards(?:\/([\w-]+))?\/?$/))) page = html`<${Leaderboard} key=${m[1]} game=${m[1]} />`;
   else if (path.startsWith("/invitations")) page = me ? html`<${Invitations} />` : html`<${AuthForm} mode="signin" />`;
-  else if ((m = path.match(/^\/join\/([A-Za-z0-9_-]+)\/?$/))) page = me ? html`<${JoinByCode} code=${m[1]} />` : html`<${AuthForm} mode="signin" />`;
+  else if (path.match(/^\/join\/?$/)) page = me ? html`<${JoinByCode} key=${location.hash} />` : html`<${AuthForm} mode="signin" />`;
   else page = html`<${MyGames} me=${me} mine=${mine} error=${mineError} />`;
   return html`<${Nav} me=${me} waiting=${waiting} />${page}`;
 }

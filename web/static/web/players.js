@@ -44,10 +44,12 @@ export function Invitations() {
   </main>`;
 }
 
-export function JoinByCode({ code }) {
+// An invitation link is /join#<code>: the code stays in the fragment, which browsers never send.
+export function JoinByCode() {
+  const code = decodeURIComponent(location.hash.slice(1));
   const [match, setMatch] = useState(null);
   const [error, setError] = useState(null);
-  useEffect(() => { get(`invites/${code}`).then(setMatch).catch(setError); }, [code]);
+  useEffect(() => { post("invites", { code }).then(setMatch).catch(setError); }, [code]);
   const join = () => post(`matches/${match.id}/join`, { code }).then(() => navigate(`/matches/${match.id}`)).catch(setError);
   return html`<main>
     <h1>Invitation</h1>
@@ -83,7 +85,7 @@ export function InvitePanel({ id }) {
   };
   if (!info) return error ? html`<${ErrorNote} error=${error} />` : null;
   return html`<div class="invite">
-    <p>Invitation link (it also opens a private match): <code class="invite-link">${location.origin}/join/${info.invite_code}</code></p>
+    <p>Invitation link (it also opens a private match): <code class="invite-link">${location.origin}/join#${info.invite_code}</code></p>
     ${info.invitations.length ? html`<ul>${info.invitations.map((i) => html`<li key=${i.username}>${i.username}: ${i.status}${i.seat !== null ? `, seat ${i.seat + 1}` : ""}</li>`)}</ul>` : null}
     <form aria-label="Invite a player" onSubmit=${invite}>
       <label for="invite-name">Invite by username</label>
