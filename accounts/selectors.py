@@ -12,14 +12,13 @@ def token_list(user: User) -> QuerySet[ApiToken]:
     return ApiToken.objects.filter(user=user).order_by("-created_at", "-id")
 
 
-def leaderboard_page(game: str, *, after: int = 0, limit: int = 50) -> list[Rating]:
+Entry = tuple[int, float, int, str]  # rank, rating, rated games, username
+_ENTRY = ("rank", "rating", "matches", "user__username")
+
+
+def leaderboard_page(game: str, *, after: int = 0, limit: int = 50) -> list[Entry]:
     """Listed players of ``game`` ranked after ``after`` (a keyset cursor): an index range on (game, rank)."""
-    return list(
-        Rating.objects.filter(game=game, rank__gt=after)
-        .select_related("user")
-        .only("rank", "rating", "matches", "user__username", "game")
-        .order_by("rank")[:limit]
-    )
+    return list(Rating.objects.filter(game=game, rank__gt=after).order_by("rank").values_list(*_ENTRY)[:limit])
 
 
 def rating_of(game: str, username: str) -> Rating | None:
@@ -31,17 +30,12 @@ def rating_of(game: str, username: str) -> Rating | None:
     )
 
 
-def leaderboard_around(game: str, mine: Rating | None, *, span: int = 5) -> list[Rating]:
+def leaderboard_around(game: str, mine: Rating | None, *, span: int = 5) -> list[Entry]:
     """The listed players ``span`` places either side of ``mine``: an index range on (game, rank)."""
     if mine is None or mine.rank is None:
         return []
-    rows = (
-        Rating.objects.filter(game=game, rank__gte=max(1, mine.rank - span), rank__lte=mine.rank + span)
-        .select_related("user")
-        .only("rank", "rating", "matches", "user__username", "game")
-        .order_by("rank")
-    )
-    return list(rows)
+    rows = Rating.objects.filter(game=game, rank__gte=max(1, mine.rank - span), rank__lte=mine.rank + span)
+    return list(rows.order_by("rank").values_list(*_ENTRY))
 
 
 def rating_history(user: User, game: str) -> QuerySet[RatingChange]:
