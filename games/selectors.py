@@ -316,8 +316,9 @@ def outcome_of(index: int, result: dict[str, Any] | None) -> str | None:
 
 def user_matches(
     user: User, viewer: User | None, *, game: str | None = None, status: str | None = None, result: str | None = None
-) -> list[Match]:
-    """``user``'s matches ``viewer`` may see, newest first; ``result`` filters finished ones by outcome."""
+) -> QuerySet[Match] | list[Match]:
+    """``user``'s matches ``viewer`` may see, newest first (a query to page in the database); ``result``
+    filters finished ones by outcome (then a list: the outcome is read from each result)."""
     seats = Seat.objects.filter(user=user).select_related("match")
     qs = Match.objects.filter(Exists(seats.filter(match=OuterRef("pk")))).filter(_visible_q(viewer))
     if game:
@@ -331,6 +332,8 @@ def user_matches(
         .prefetch_related(Prefetch("seats", queryset=Seat.objects.select_related("user").order_by("index")))
         .order_by("-created_at", "-id")
     )
+    if not result:
+        return qs
     matches = list(qs)
     if result:
         index = dict(Seat.objects.filter(user=user, match__in=[m.pk for m in matches]).values_list("match_id", "index"))

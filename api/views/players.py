@@ -387,11 +387,12 @@ class UserMatchesApi(APIView):
         matches = selectors.user_matches(
             user, viewer(request), game=q.get("game") or None, status=status_, result=result
         )
+        count = len(matches) if isinstance(matches, list) else matches.count()
         page = matches[offset : offset + limit]
         return Response(
             {
-                "count": len(matches),
-                "next": offset + limit if offset + limit < len(matches) else None,
+                "count": count,
+                "next": offset + limit if offset + limit < count else None,
                 "results": MatchSerializer(page, many=True).data,
             }
         )
