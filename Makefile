@@ -59,7 +59,7 @@ golden: install
 
 # Rewrite docs/screenshots/ (each game at 1280×800 and 390×844) from the browser tests.
 screenshots: install
-	TABULA_SCREENSHOTS=1 $(BIN)/pytest -p no:xdist -q tests/web/test_games.py
+	TABULA_SCREENSHOTS=1 $(BIN)/pytest -p no:xdist -q tests/web/test_games.py tests/web/test_players.py
 openapi: install
 	DJANGO_SETTINGS_MODULE=config.settings.test $(BIN)/python manage.py spectacular --validate --fail-on-warn --file docs/openapi.yaml
 

@@ -8,7 +8,7 @@ from django.test import override_settings
 
 from accounts.services import leaderboard_refresh
 from games import services
-from tests.web.conftest import sign_up
+from tests.web.conftest import shoot, sign_up
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -28,12 +28,14 @@ def test_leaderboard_and_profile_with_its_rating_chart(page, make_user, toy_game
     assert rows.count() == 2
     assert rows.nth(0).locator("td").nth(1).inner_text() == "ann"
     assert rows.nth(1).locator("td").nth(1).inner_text() == "bob"
+    shoot(page, "leaderboard")
     rows.nth(0).get_by_role("link", name="ann").click()
     page.get_by_role("heading", name="ann").wait_for()
     page.locator("svg").first.wait_for()  # the rating-history chart
     assert "#1" in page.locator("section", has=page.get_by_role("heading", name="Ratings")).inner_text()
     stats = page.locator("table[data-stats] tbody tr").first
     assert stats.locator("td").nth(1).inner_text() == "3" and stats.locator("td").nth(2).inner_text() == "3"
+    shoot(page, "profile")
 
 
 def test_accepting_an_invitation_seats_the_person(page, make_user, toy_game):
