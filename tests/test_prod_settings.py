@@ -12,8 +12,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def _check(extra: dict[str, str]) -> subprocess.CompletedProcess[str]:
     env = {
-        # the browser tests' conftest sets DJANGO_ALLOW_ASYNC_UNSAFE in the test process: not production's
-        **{k: v for k, v in os.environ.items() if k != "DJANGO_ALLOW_ASYNC_UNSAFE"},
+        **os.environ,
         "DJANGO_SETTINGS_MODULE": "config.settings.prod",
         "SECRET_KEY": "a-long-random-production-secret-key-0123456789-abcdefghijklmnopqrstuvwxyz",
         "ALLOWED_HOSTS": "tabula.example",
@@ -35,8 +34,7 @@ def test_check_deploy_is_clean_with_the_documented_variables():
 def test_prod_pins_debug_off_and_takes_hsts_from_the_environment():
     code = "from django.conf import settings as s; print(s.DEBUG, s.SECURE_HSTS_SECONDS, s.SECURE_PROXY_SSL_HEADER)"
     env = {
-        # the browser tests' conftest sets DJANGO_ALLOW_ASYNC_UNSAFE in the test process: not production's
-        **{k: v for k, v in os.environ.items() if k != "DJANGO_ALLOW_ASYNC_UNSAFE"},
+        **os.environ,
         "DJANGO_SETTINGS_MODULE": "config.settings.prod",
         "SECRET_KEY": "x" * 60,
         "DEBUG": "true",
