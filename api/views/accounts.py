@@ -14,7 +14,7 @@ from accounts.errors import InvalidRequest
 from accounts.models import Rating, User
 from api import ratelimit
 from api.authentication import caller
-from api.serializers import MatchSerializer, ProblemSerializer
+from api.serializers import MatchSerializer, OutputModelSerializer, ProblemSerializer
 from games import selectors
 
 P = ProblemSerializer
@@ -97,7 +97,7 @@ class AuthLogoutApi(APIView):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
-class RatingSerializer(serializers.ModelSerializer):
+class RatingSerializer(OutputModelSerializer):
     ordinal = serializers.FloatField(read_only=True)
 
     class Meta:
@@ -106,7 +106,7 @@ class RatingSerializer(serializers.ModelSerializer):
 
 
 class MeApi(APIView):
-    class OutputSerializer(serializers.ModelSerializer):
+    class OutputSerializer(OutputModelSerializer):
         ratings = RatingSerializer(many=True, read_only=True)
         email = serializers.CharField(read_only=True, help_text='An e-mail address, or "" when none was given.')
 
