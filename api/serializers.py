@@ -40,7 +40,22 @@ class TimeControlSerializer(serializers.Serializer):
     bot_after = serializers.IntegerField(min_value=1, max_value=100, required=False)
 
 
-class SeatSerializer(serializers.ModelSerializer):
+# A model serializer for answers only: integers carry no bounds taken from the database. Django
+# derives an integer field's range from the connected backend (SQLite: 64 bits for every integer;
+# PostgreSQL: 16, 32 or 64), so bounds on output fields made the published OpenAPI document depend
+# on the database it was generated against. (A comment, not a docstring: drf-spectacular would
+# publish an inherited docstring as every subclass's description.)
+class OutputModelSerializer(serializers.ModelSerializer):
+    def build_standard_field(self, field_name: str, model_field: Any) -> tuple[type, dict[str, Any]]:
+        field_class, kwargs = super().build_standard_field(field_name, model_field)
+        if issubclass(field_class, serializers.IntegerField):
+            kwargs.pop("max_value", None)
+            if kwargs.get("min_value") != 0:  # a positive field's 0 is the same everywhere
+                kwargs.pop("min_value", None)
+        return field_class, kwargs
+
+
+class SeatSerializer(OutputModelSerializer):
     username = serializers.SerializerMethodField()
     bot = serializers.SerializerMethodField()
     remaining_ms = serializers.SerializerMethodField(help_text="Bank left (bank clocks only).")
@@ -59,7 +74,7 @@ class SeatSerializer(serializers.ModelSerializer):
         return seat.bank_ms
 
 
-class MatchSerializer(serializers.ModelSerializer):
+class MatchSerializer(OutputModelSerializer):
     """The match summary (platform.md ``GET matches/{id}``)."""
 
     seats = SeatSerializer(many=True, read_only=True)

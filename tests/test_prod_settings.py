@@ -8,11 +8,18 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+# The browser tests' conftest sets DJANGO_ALLOW_ASYNC_UNSAFE in this process (Playwright's sync API
+# runs an event loop); a deployment never has it, and `check --deploy` rightly refuses it.
+_OURS = {"DJANGO_ALLOW_ASYNC_UNSAFE"}
+
+
+def _environ() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if k not in _OURS}
 
 
 def _check(extra: dict[str, str]) -> subprocess.CompletedProcess[str]:
     env = {
-        **os.environ,
+        **_environ(),
         "DJANGO_SETTINGS_MODULE": "config.settings.prod",
         "SECRET_KEY": "a-long-random-production-secret-key-0123456789-abcdefghijklmnopqrstuvwxyz",
         "ALLOWED_HOSTS": "tabula.example",
@@ -34,7 +41,7 @@ def test_check_deploy_is_clean_with_the_documented_variables():
 def test_prod_pins_debug_off_and_takes_hsts_from_the_environment():
     code = "from django.conf import settings as s; print(s.DEBUG, s.SECURE_HSTS_SECONDS, s.SECURE_PROXY_SSL_HEADER)"
     env = {
-        **os.environ,
+        **_environ(),
         "DJANGO_SETTINGS_MODULE": "config.settings.prod",
         "SECRET_KEY": "x" * 60,
         "DEBUG": "true",

@@ -14,7 +14,7 @@ from accounts.errors import InvalidRequest
 from accounts.models import Rating, User
 from api import ratelimit
 from api.authentication import caller
-from api.serializers import MatchSerializer, ProblemSerializer
+from api.serializers import MatchSerializer, OutputModelSerializer, ProblemSerializer
 from games import selectors
 from games import services as game_services
 
@@ -98,7 +98,7 @@ class AuthLogoutApi(APIView):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
-class RatingSerializer(serializers.ModelSerializer):
+class RatingSerializer(OutputModelSerializer):
     ordinal = serializers.FloatField(read_only=True)
     rating = serializers.FloatField(read_only=True, help_text="Displayed: mu − 3σ scaled so a new player shows 1500.")
     rank = serializers.IntegerField(read_only=True, allow_null=True, help_text="Leaderboard rank; null if unlisted.")
@@ -120,7 +120,7 @@ class GameStatsSerializer(serializers.Serializer):
 
 
 class MeApi(APIView):
-    class OutputSerializer(serializers.ModelSerializer):
+    class OutputSerializer(OutputModelSerializer):
         ratings = RatingSerializer(many=True, read_only=True)
         email = serializers.CharField(read_only=True, help_text='An e-mail address, or "" when none was given.')
 

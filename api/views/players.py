@@ -20,7 +20,7 @@ from accounts import services as account_services
 from accounts.models import ApiToken, Rating
 from api import ratelimit
 from api.authentication import caller, current_token, viewer
-from api.serializers import MatchSerializer, ProblemSerializer
+from api.serializers import MatchSerializer, OutputModelSerializer, ProblemSerializer
 from games import selectors, services
 from games.engines import RULES
 from games.errors import NotFound
@@ -45,7 +45,7 @@ def _int_param(request: Request, name: str, default: int, lo: int, hi: int) -> i
 # --- tokens, password, deletion ---------------------------------------------------------------------
 
 
-class TokenSerializer(serializers.ModelSerializer):
+class TokenSerializer(OutputModelSerializer):
     class Meta:
         model = ApiToken
         fields = ["id", "label", "created_at", "last_used_at", "expires_at"]
