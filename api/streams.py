@@ -1,7 +1,8 @@
 """The stream paths as async Django views (served by the ASGI process, config/stream.py).
 
 ``GET me/stream`` and ``GET matches/{id}/stream``: Server-Sent Events; ``Last-Event-ID`` (or
-``?after=``) resumes after that entry, replaying what was missed first. Authenticated by the
+``?after=``) resumes after that entry, replaying what was missed first; with neither, the stream
+starts at the current end (read the inbox or the events first, then follow from their last id). Authenticated by the
 ``Authorization`` header or, for ``EventSource``, ``?ticket=`` from ``POST me/stream-tickets``
 (single use, short-lived: a token never goes in a URL). Beyond the caps per user and per process
 the answer is 503 problem+json with a jittered ``Retry-After``. The response is never compressed
@@ -14,6 +15,7 @@ import random
 from typing import Any
 
 from asgiref.sync import sync_to_async
+from django.core.handlers.wsgi import WSGIRequest
 from django.db import close_old_connections
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.http.response import HttpResponseBase
@@ -25,7 +27,7 @@ from accounts.models import User
 from api.authentication import BearerOrTokenAuthentication
 from api.exceptions import PROBLEM, problem
 from games import streams
-from games.models import Match, StreamTicket
+from games.models import InboxCounter, Match, StreamTicket
 
 
 def _problem(status: int, code: str, title: str, detail: str, headers: dict[str, str] | None = None) -> HttpResponse:
@@ -52,23 +54,36 @@ def _authenticate(request: HttpRequest) -> User | None:
         close_old_connections()
 
 
-def _after(request: HttpRequest) -> int | None:
-    raw = request.headers.get("Last-Event-ID") or request.GET.get("after") or "0"
+def _after(request: HttpRequest) -> int | None | bool:
+    """The id to resume after; None when the client gave none (live from now on); False when malformed."""
+    raw = request.headers.get("Last-Event-ID") or request.GET.get("after")
+    if raw is None or raw == "":
+        return None
     try:
         value = int(raw)
     except ValueError:
-        return None
-    return value if 0 <= value < 2**31 else None
+        return False
+    return value if 0 <= value < 2**31 else False
 
 
-def _match_exists(match_id: str) -> bool:
+def _inbox_end(user_id: int) -> int:
     try:
-        return Match.objects.filter(id=match_id).exists()
+        return InboxCounter.objects.filter(user_id=user_id).values_list("last", flat=True).first() or 0
+    finally:
+        close_old_connections()
+
+
+def _match_end(match_id: str) -> int | None:
+    try:
+        return Match.objects.filter(id=match_id).values_list("version", flat=True).first()
     finally:
         close_old_connections()
 
 
 async def _prepare(request: HttpRequest) -> tuple[User | None, int | None, HttpResponse | None]:
+    if isinstance(request, WSGIRequest):  # a sync worker would be held for the stream's life: never
+        detail = "Streams are served by the stream server (config/stream.py), not by this WSGI worker."
+        return None, None, _problem(503, "streams_unavailable", "Streams unavailable", detail, {"Retry-After": "30"})
     if request.method != "GET":
         return None, None, _problem(405, "method_not_allowed", "Method not allowed", "Streams answer GET only.")
     user = await sync_to_async(_authenticate)(request)
@@ -80,7 +95,7 @@ async def _prepare(request: HttpRequest) -> tuple[User | None, int | None, HttpR
             _problem(401, "not_authenticated", "Not authenticated", detail, {"WWW-Authenticate": "Token"}),
         )
     after = _after(request)
-    if after is None:
+    if after is False:
         return (
             None,
             None,
@@ -91,7 +106,7 @@ async def _prepare(request: HttpRequest) -> tuple[User | None, int | None, HttpR
         wait = str(random.randint(5, 15))
         detail = "Too many open streams for you." if refused == "user" else "This server holds all the streams it can."
         return None, None, _problem(503, "too_many_streams", "Too many streams", detail, {"Retry-After": wait})
-    return user, after, None
+    return user, (-1 if after is None else int(after)), None
 
 
 def _stream(body: Any) -> StreamingHttpResponse:
@@ -106,6 +121,8 @@ async def me_stream(request: HttpRequest) -> HttpResponseBase:
     if refused is not None:
         return refused
     assert user is not None and after is not None
+    if after < 0:
+        after = await sync_to_async(_inbox_end)(user.pk)
     return _stream(streams.inbox_events(user.pk, after))
 
 
@@ -114,7 +131,10 @@ async def match_stream(request: HttpRequest, match_id: str) -> HttpResponseBase:
     if refused is not None:
         return refused
     assert user is not None and after is not None
-    if not await sync_to_async(_match_exists)(match_id):
+    end = await sync_to_async(_match_end)(match_id)
+    if end is None:
         streams.CAPS.release(user.pk)
         return _problem(404, "not_found", "Not found", f"No match {match_id!r}.")
+    if after < 0:
+        after = end
     return _stream(streams.match_events(match_id, user.pk, after))

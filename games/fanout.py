@@ -63,18 +63,36 @@ def _send(name: str, args: tuple[object, ...], countdown: float = 0.0) -> None:
 
 
 def announce_on_commit(note: Any) -> None:
-    """Once committed: publish the user's new number, queue its webhooks and the e-mail digest check."""
+    """Once committed: publish the user's new number; queue its webhooks and the e-mail digest check
+    only for a user who has an active webhook, or an e-mail address with the preference on."""
     user_id, seq, pk, type = note.user_id, note.seq, note.pk, note.type
 
     def after() -> None:
         publish(f"{USER_CHANNEL}{user_id}", str(seq))
-        if getattr(settings, "TABULA_WEBHOOKS", True):
+        try:
+            wants_hooks, wants_mail = _wants(user_id, type)
+        except Exception:
+            log.exception("could not read the delivery preferences of user %s", user_id)
+            return
+        if wants_hooks:
             _send(WEBHOOK_TASK, (pk,))
-        if type == "your_turn" and getattr(settings, "TABULA_EMAIL", True):
+        if wants_mail:
             delay = settings.TABULA_EMAIL_DELAY_S if settings.TABULA_QUEUE_TIMERS else 0.0
             _send(EMAIL_TASK, (user_id,), countdown=delay)
 
     transaction.on_commit(after)
+
+
+def _wants(user_id: int, type: str) -> tuple[bool, bool]:
+    from accounts.models import User
+    from games.models import Webhook
+
+    hooks = getattr(settings, "TABULA_WEBHOOKS", True) and Webhook.objects.filter(user_id=user_id, active=True).exists()
+    mail = False
+    if type == "your_turn" and getattr(settings, "TABULA_EMAIL", True):
+        row = User.objects.filter(pk=user_id).values_list("email", "preferences").first()
+        mail = bool(row and row[0] and (row[1] or {}).get("email_your_turn") is not False)
+    return bool(hooks), mail
 
 
 def record_on_commit(match_id: str, seq: int) -> None:

@@ -147,6 +147,7 @@ SPECTACULAR_SETTINGS = {
     "OAS_VERSION": "3.1.0",  # JSON Schema's "null": a nullable $ref (a state's view, result) is expressible
     "POSTPROCESSING_HOOKS": [
         "api.schema.paths_without_trailing_slash",
+        "api.schema.stream_paths",
         "api.schema.add_game_schemas",
         "api.schema.problem_responses",
         "api.schema.openapi_31_nullable",
@@ -378,7 +379,7 @@ TABULA_PUBLIC_URL = os.environ.get("TABULA_PUBLIC_URL", "http://127.0.0.1:8000")
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Tabula <tabula@localhost>")
 if os.environ.get("EMAIL_HOST"):
     EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
-    EMAIL_HOST = os.environ["EMAIL_HOST"]
+    EMAIL_HOST = os.environ.get("EMAIL_HOST", "")
     EMAIL_PORT = int(os.environ.get("EMAIL_PORT", "587"))
     EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
     EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")

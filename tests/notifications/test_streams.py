@@ -101,3 +101,21 @@ def test_bad_input_is_a_clear_4xx(make_user, stream_server):
     assert r.status_code == 400 and r.headers["content-type"] == "application/problem+json"
     r = httpx.get(f"{stream_server}/api/v1/matches/nosuchmatch/stream", headers=_auth(bob))
     assert r.status_code == 404
+
+
+def test_without_an_id_the_stream_starts_at_the_current_end(toy_game, make_user, stream_server, sse):
+    alice, bob, match = _toy(make_user)
+    _take(match, alice)
+    _take(match, bob)  # alice now has entries before the stream opens
+    inbox = sse(f"{stream_server}/api/v1/me/stream", _auth(alice))
+    _take(match, alice)
+    _take(match, bob)
+    assert inbox.wait_for(lambda es: len(es) >= 1)
+    last = Notification.objects.filter(user=alice).order_by("-seq").first()
+    assert [e.id for e in inbox.events] == [last.seq]
+
+
+def test_a_wsgi_worker_never_holds_a_stream(make_user, api):
+    answer = api(make_user("bob")).get("/api/v1/me/stream")
+    assert answer.status_code == 503 and answer.json()["code"] == "streams_unavailable"
+    assert answer["Retry-After"]
