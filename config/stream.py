@@ -6,6 +6,7 @@ stream, so no sync web worker is ever held by one. Every other request is proxie
 
 - under `make run` (bin/run) gunicorn listens on the unix socket ``TABULA_GUNICORN_SOCKET``
   (var/run/gunicorn.sock), so clients use one port for everything;
+- with ``TABULA_STREAM_UPSTREAM_URL=http://host:port``, to that address instead (the browser tests);
 - with ``TABULA_STREAM_ONLY=1`` (docker/compose.yaml's ``stream`` service, behind nginx, which
   routes only the stream paths here) other paths answer 404.
 
@@ -52,10 +53,17 @@ _client: httpx.AsyncClient | None = None
 def _upstream() -> httpx.AsyncClient:
     global _client
     if _client is None:
-        transport = httpx.AsyncHTTPTransport(uds=settings.TABULA_GUNICORN_SOCKET, retries=1)
+        # No pooled connections: an idle one that the server has closed (gunicorn's keep-alive is
+        # short) would fail the next request. A unix-socket connection per request costs little.
+        limits = httpx.Limits(max_keepalive_connections=0, max_connections=None)
+        tcp = os.environ.get("TABULA_STREAM_UPSTREAM_URL", "")  # http://host:port instead of the socket
+        if tcp:
+            transport = httpx.AsyncHTTPTransport(retries=1, limits=limits)
+        else:
+            transport = httpx.AsyncHTTPTransport(uds=settings.TABULA_GUNICORN_SOCKET, retries=1, limits=limits)
         _client = httpx.AsyncClient(
             transport=transport,
-            base_url="http://gunicorn",
+            base_url=tcp or "http://gunicorn",
             timeout=httpx.Timeout(60.0, connect=5.0),
             follow_redirects=False,
         )
