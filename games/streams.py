@@ -68,6 +68,8 @@ class Hub:
             try:
                 pubsub = client.pubsub()
                 await pubsub.psubscribe("tabula:u:*", "tabula:m:*")
+                for key in list(self.waiters):  # what was published before the subscription: re-read
+                    self.wake(key)
                 async for message in pubsub.listen():
                     if message.get("type") != "pmessage":
                         continue

@@ -12,7 +12,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def _check(extra: dict[str, str]) -> subprocess.CompletedProcess[str]:
     env = {
-        **os.environ,
+        # tests/web/conftest.py sets DJANGO_ALLOW_ASYNC_UNSAFE for Playwright's loop in this process;
+        # production never has it (the deploy check refuses it: async.E001).
+        **{k: v for k, v in os.environ.items() if k != "DJANGO_ALLOW_ASYNC_UNSAFE"},
         "DJANGO_SETTINGS_MODULE": "config.settings.prod",
         "SECRET_KEY": "a-long-random-production-secret-key-0123456789-abcdefghijklmnopqrstuvwxyz",
         "ALLOWED_HOSTS": "tabula.example",
@@ -34,7 +36,9 @@ def test_check_deploy_is_clean_with_the_documented_variables():
 def test_prod_pins_debug_off_and_takes_hsts_from_the_environment():
     code = "from django.conf import settings as s; print(s.DEBUG, s.SECURE_HSTS_SECONDS, s.SECURE_PROXY_SSL_HEADER)"
     env = {
-        **os.environ,
+        # tests/web/conftest.py sets DJANGO_ALLOW_ASYNC_UNSAFE for Playwright's loop in this process;
+        # production never has it (the deploy check refuses it: async.E001).
+        **{k: v for k, v in os.environ.items() if k != "DJANGO_ALLOW_ASYNC_UNSAFE"},
         "DJANGO_SETTINGS_MODULE": "config.settings.prod",
         "SECRET_KEY": "x" * 60,
         "DEBUG": "true",

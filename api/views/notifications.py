@@ -119,20 +119,16 @@ class WebhookCreateSerializer(serializers.Serializer):
     format = serializers.ChoiceField(choices=Webhook.Format.values, required=False, default="standard")
 
 
-class DeliverySerializer(serializers.ModelSerializer):
-    class Meta:
-        model = Delivery
-        fields = [
-            "msg_id",
-            "type",
-            "status",
-            "attempts",
-            "last_status",
-            "last_error",
-            "next_attempt_at",
-            "created_at",
-            "delivered_at",
-        ]
+class DeliverySerializer(serializers.Serializer):
+    msg_id = serializers.CharField(help_text="The `webhook-id` header: the same on every retry.")
+    type = serializers.CharField()
+    status = serializers.ChoiceField(choices=Delivery.Status.values)
+    attempts = serializers.IntegerField(min_value=0)
+    last_status = serializers.IntegerField(allow_null=True, help_text="The receiver's last HTTP status.")
+    last_error = serializers.CharField(allow_blank=True)
+    next_attempt_at = serializers.DateTimeField(allow_null=True)
+    created_at = serializers.DateTimeField()
+    delivered_at = serializers.DateTimeField(allow_null=True)
 
 
 class WebhookListCreateApi(APIView):

@@ -80,5 +80,5 @@ def test_a_real_worker_announces_a_timeout_on_the_stream(toy_game, make_user, ot
     )
     inbox = sse(f"{other_process}/api/v1/me/stream", _auth(alice))
     services.match_join(match_id=match.id, user=bob)  # alice's clock starts; nobody moves
-    assert inbox.wait_for(lambda es: any(e.event == "timed_out" for e in es), timeout=20)
+    assert inbox.wait_for(lambda es: any(e.event == "timed_out" for e in es), timeout=45)
     assert Notification.objects.filter(user=alice, type="timed_out").exists()
