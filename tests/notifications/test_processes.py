@@ -15,12 +15,12 @@ import pytest
 from django.db import connection
 
 from accounts.services import token_for
+from config.celery import app
 from games import services
 from games.models import Notification
-from tests.games.test_worker import _module_worker, worker  # noqa: F401  (fixtures)
 from tests.notifications.conftest import free_port
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.xdist_group("celery-worker")]
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.xdist_group("streams-processes")]
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -73,12 +73,60 @@ def test_a_second_process_streams_what_this_one_wrote(toy_game, make_user, other
     assert inbox.wait_for(lambda es: any(e.event == "your_turn" for e in es), timeout=10)
 
 
-def test_a_real_worker_announces_a_timeout_on_the_stream(toy_game, make_user, other_process, sse, worker):  # noqa: F811
-    alice, bob = make_user("alice"), make_user("bob")
-    match = services.match_create(
-        user=alice, game="toy", players=2, options={"pile": 20}, time_control={"per_move_s": 1}
+@pytest.fixture
+def worker_process(transactional_db, settings):
+    """A real Celery worker in its own process, on this test process's queue (Redis in CI, the
+    filesystem broker otherwise). A process, not a thread: tests/games/test_worker.py holds the one
+    in-process worker a test process can start reliably."""
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.test", "DATABASE_URL": _database_url()}
+    from django.conf import settings as django_settings
+
+    queue = django_settings.CELERY_TASK_DEFAULT_QUEUE
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "config",
+            "worker",
+            "-Q",
+            queue,
+            "--pool",
+            "solo",
+            "--loglevel",
+            "WARNING",
+            "--without-heartbeat",
+            "--without-gossip",
+            "--without-mingle",
+        ],
+        cwd=ROOT,
+        env=env,
+        start_new_session=True,
     )
-    inbox = sse(f"{other_process}/api/v1/me/stream", _auth(alice))
-    services.match_join(match_id=match.id, user=bob)  # alice's clock starts; nobody moves
-    assert inbox.wait_for(lambda es: any(e.event == "timed_out" for e in es), timeout=45)
-    assert Notification.objects.filter(user=alice, type="timed_out").exists()
+    app.conf.CELERY_TASK_ALWAYS_EAGER = False
+    settings.TABULA_QUEUE_TIMERS = True
+    try:
+        yield proc
+    finally:
+        app.conf.CELERY_TASK_ALWAYS_EAGER = True
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def test_a_real_worker_announces_a_timeout_on_the_stream(make_user, other_process, sse, worker_process):
+    alice, bob = make_user("alice"), make_user("bob")
+    match = services.match_create(user=alice, game="enka", players=2, time_control={"per_move_s": 1})
+    inboxes = [sse(f"{other_process}/api/v1/me/stream", _auth(u)) for u in (alice, bob)]
+    services.match_join(match_id=match.id, user=bob)  # the clock starts; nobody moves
+    timed_out = lambda es: any(e.event == "timed_out" for e in es)  # noqa: E731
+    deadline = time.monotonic() + 45
+    while time.monotonic() < deadline and not any(timed_out(i.events) for i in inboxes):
+        time.sleep(0.1)
+    assert any(timed_out(i.events) for i in inboxes), "no timed_out reached a stream"
+    assert Notification.objects.filter(type="timed_out").exists()
+    services.match_abort(match_id=match.id, reason="test over")
+    time.sleep(1.0)  # a timer already running finishes before the database is flushed
