@@ -53,7 +53,7 @@ def test_the_match_page_follows_the_match_stream(page, make_user, api):
         f"/api/v1/matches/{match_id}/moves", {"move": move, "expected_version": state["version"]}, format="json"
     )
     assert r.status_code == 201, r.json()
-    page.locator(f"main.match[data-version='{r.json()['version']}']").wait_for(timeout=5000)
+    page.locator(f"main.match[data-version='{r.json()['version']}']").wait_for(timeout=15000)
     page.get_by_text("Your turn.").wait_for()
 
 
@@ -82,6 +82,6 @@ def test_my_games_and_the_title_follow_the_inbox_stream(page, make_user, api):
         f"/api/v1/matches/{match_id}/moves", {"move": move, "expected_version": state["version"]}, format="json"
     )
     assert r.status_code == 201
-    page.wait_for_function("() => document.title === '(1) Tabula'", timeout=5000)
+    page.wait_for_function("() => document.title === '(1) Tabula'", timeout=15000)
     waiting = page.locator("section", has=page.get_by_role("heading", name="Waiting for you (1)"))
     waiting.locator(f"a[href='/matches/{match_id}']").first.wait_for()

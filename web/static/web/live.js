@@ -97,10 +97,12 @@ export function watchMatch(matchId, onState, { interval = 1000 } = {}) {
     if (stopped || live) return;
     timer = setTimeout(async () => { await read(); poll(); }, interval);
   }
-  const stop = stream(`matches/${matchId}/stream`, () => { etag = null; read(); }, (isLive) => {
+  // A new record changes the version, so a read with If-None-Match answers 200 only when the view
+  // changed: an unchanged page is not re-rendered (a selection on the board survives).
+  const stop = stream(`matches/${matchId}/stream`, () => read(), (isLive) => {
     const was = live;
     live = isLive;
-    if (live) { clearTimeout(timer); etag = null; read(); } // catch up on what came before the stream opened
+    if (live) { clearTimeout(timer); read(); } // catch up on what came before the stream opened
     else if (was || !timer) poll(); // polling only while the stream is down
   });
   return {
