@@ -22,6 +22,16 @@ def _ekko_for_two(api, ann):
     return created.json()["id"]
 
 
+def _bens_turn(ben, match_id: str) -> dict:
+    """Ben's state once he has a move to make (seat 1 plays first; a deal may take a moment)."""
+    deadline = time.monotonic() + 15
+    while True:
+        state = ben.get(f"/api/v1/matches/{match_id}/state").json()
+        if state["legal_moves"] or time.monotonic() > deadline:
+            return state
+        time.sleep(0.2)
+
+
 def _requests(page) -> list[str]:
     seen: list[str] = []
     page.on("request", lambda r: seen.append(r.url))
@@ -47,7 +57,7 @@ def test_the_match_page_follows_the_match_stream(page, make_user, api):
     page.wait_for_timeout(3000)  # polling would read the state three times here
     assert len([u for u in seen if u.endswith(f"/matches/{match_id}/state")]) == before, "the page polls"
 
-    state = ben.get(f"/api/v1/matches/{match_id}/state").json()
+    state = _bens_turn(ben, match_id)
     move = next((m for m in state["legal_moves"] if m["type"] in ("play", "draw")), state["legal_moves"][0])
     r = ben.post(
         f"/api/v1/matches/{match_id}/moves", {"move": move, "expected_version": state["version"]}, format="json"
@@ -76,12 +86,15 @@ def test_my_games_and_the_title_follow_the_inbox_stream(page, make_user, api):
     page.wait_for_timeout(4500)  # the fallback would poll every 4 s
     assert len([u for u in seen if "matches?mine=true" in u]) == listed, "My games polls"
 
-    state = ben.get(f"/api/v1/matches/{match_id}/state").json()
-    move = next((m for m in state["legal_moves"] if m["type"] in ("play", "draw")), state["legal_moves"][0])
-    r = ben.post(
-        f"/api/v1/matches/{match_id}/moves", {"move": move, "expected_version": state["version"]}, format="json"
-    )
-    assert r.status_code == 201
+    for _ in range(6):  # ben plays until the turn passes to ann (a draw may leave it with him)
+        state = _bens_turn(ben, match_id)
+        if 0 in state["awaiting"] or not state["legal_moves"]:
+            break
+        move = next((m for m in state["legal_moves"] if m["type"] == "play"), state["legal_moves"][0])
+        r = ben.post(
+            f"/api/v1/matches/{match_id}/moves", {"move": move, "expected_version": state["version"]}, format="json"
+        )
+        assert r.status_code == 201
     page.wait_for_function("() => document.title === '(1) Tabula'", timeout=15000)
     waiting = page.locator("section", has=page.get_by_role("heading", name="Waiting for you (1)"))
     waiting.locator(f"a[href='/matches/{match_id}']").first.wait_for()
