@@ -115,6 +115,7 @@ class Layout:
         self.web: list[str] = []  # base URLs of the web processes
         self.worker_metrics: list[str] = []
         self.proxy: str | None = None
+        self.stream: str | None = None  # the stream server (SSE)
         self.outer = {
             "SECRET_KEY": "ci-" + os.urandom(16).hex(),
             "ALLOWED_HOSTS": "127.0.0.1,localhost",
@@ -137,6 +138,9 @@ class Layout:
             env["PROMETHEUS_MULTIPROC_DIR"] = str(home / "metrics")
         if "GUNICORN_BIND" in env:
             env["GUNICORN_BIND"] = f"127.0.0.1:{free_port()}"
+        if "STREAM_BIND_PORT" in env:
+            env["STREAM_BIND_PORT"] = str(free_port())
+            env["STREAM_BIND_HOST"] = "127.0.0.1"
         if "TABULA_WORKER_METRICS_PORT" in env:
             env["TABULA_WORKER_METRICS_PORT"] = str(free_port())
             env["TABULA_WORKER_METRICS_ADDR"] = "127.0.0.1"
@@ -168,6 +172,8 @@ class Layout:
         self.procs.append((instance, proc, log))
         if "GUNICORN_BIND" in env:
             self.web.append("http://" + env["GUNICORN_BIND"])
+        if "STREAM_BIND_PORT" in env:
+            self.stream = f"http://127.0.0.1:{env['STREAM_BIND_PORT']}"
         if "TABULA_WORKER_METRICS_PORT" in env:
             self.worker_metrics.append(f"http://127.0.0.1:{env['TABULA_WORKER_METRICS_PORT']}/metrics")
         return env
@@ -199,6 +205,7 @@ class Layout:
         port = free_port()
         env = service_env(service, self.outer)
         env["TABULA_WEB_UPSTREAM"] = self.web[0].removeprefix("http://")
+        env["TABULA_STREAM_UPSTREAM"] = (self.stream or self.web[0]).removeprefix("http://")
         env["NGINX_PORT"] = f"127.0.0.1:{port}"
         rendered = interpolate(NGINX_TEMPLATE.read_text(), env)  # as the image's envsubst does
         home = self.tmp / "proxy"
@@ -386,6 +393,7 @@ def smoke(layout: Layout) -> None:
         headers={"X-Request-ID": "smoke-create"},
     )
     match_id = expect(created, 201, "create a match against bots").json()["id"]
+    stream_check(base, ann, match_id)
     final = play_to_the_end([base], [ann], match_id, limit_s=150)
     assert final["status"] == "finished" and final.get("result"), final
     say(f"match {match_id} against bots finished at version {final['version']}")
@@ -431,6 +439,25 @@ def smoke(layout: Layout) -> None:
     verified = layout.manage("verify_matches")
     assert verified.returncode == 0, verified.stdout + verified.stderr
     say("smoke passed:", verified.stdout.strip().splitlines()[-1] if verified.stdout.strip() else "")
+
+
+def stream_check(base: str, token: str, match_id: str) -> None:
+    """The inbox stream through the proxy (nginx routes it to the stream server): the match's start arrives."""
+    import http.client
+    from urllib.parse import urlsplit
+
+    where = urlsplit(base)
+    conn = http.client.HTTPConnection(where.hostname or "127.0.0.1", where.port or 80, timeout=10)
+    conn.request("GET", "/api/v1/me/stream?after=0", headers={"Authorization": f"Token {token}", "Host": "localhost"})
+    response = conn.getresponse()
+    assert response.status == 200 and response.getheader("content-type", "").startswith("text/event-stream")
+    seen = b""
+    deadline = time.monotonic() + 10
+    while b"event: match_started" not in seen and time.monotonic() < deadline:
+        seen += response.read1(4096)
+    conn.close()
+    assert b"event: match_started" in seen and match_id.encode() in seen, seen[:300]
+    say("stream: the inbox stream delivered match_started through", base)
 
 
 def scale(layout: Layout) -> None:
@@ -547,6 +574,7 @@ def main(argv: list[str]) -> int:
             if "scale" in scenarios and name != "worker-celery":
                 layout.start(name, f"{name}-2")
         layout.start("beat")
+        layout.start("stream")
         for url in layout.web:
             wait_for(f"{url}/readyz", ready(url), timeout=90)
         wait_for(

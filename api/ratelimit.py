@@ -107,13 +107,20 @@ def hit(scope: str, who: str, *, cost: int = 1) -> Usage | None:
 
 
 def client_address(request: HttpRequest) -> str:
-    """REMOTE_ADDR, or behind ``TABULA_TRUSTED_PROXIES`` proxies the address the outermost one saw."""
+    """REMOTE_ADDR, or behind ``TABULA_TRUSTED_PROXIES`` proxies the address the outermost one saw.
+
+    Behind a unix socket REMOTE_ADDR is empty: only a local process can connect there (config/stream.py
+    under `make run`), and the last ``X-Forwarded-For`` entry is the peer it saw, which then stands
+    for REMOTE_ADDR; the trusted proxies are counted in the chain before it.
+    """
+    chain = [a.strip() for a in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",") if a.strip()]
+    remote = str(request.META.get("REMOTE_ADDR") or "")
+    if not remote and chain:
+        remote = chain.pop()
     proxies = settings.TABULA_TRUSTED_PROXIES
-    if proxies > 0:
-        chain = [a.strip() for a in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",") if a.strip()]
-        if len(chain) >= proxies:
-            return chain[-proxies]
-    return str(request.META.get("REMOTE_ADDR", "unknown"))
+    if proxies > 0 and len(chain) >= proxies:
+        return chain[-proxies]
+    return remote or "unknown"
 
 
 def _remember_headers(request: HttpRequest | Request, usage: Usage) -> None:

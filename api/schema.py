@@ -544,3 +544,75 @@ class TokenAuthExtension(OpenApiAuthenticationExtension):
             "name": "Authorization",
             "description": 'Token-based authentication with required prefix "Token"',
         }
+def _stream_operation(operation_id: str, summary: str, description: str, params: list[Schema]) -> Schema:
+    problem = {PROBLEM: {"schema": ref("Problem")}}
+    return {
+        "operationId": operation_id,
+        "summary": summary,
+        "description": description,
+        "tags": ["notifications"],
+        "security": [{"tokenAuth": []}, {}],
+        "parameters": [
+            *params,
+            {
+                "in": "query",
+                "name": "after",
+                "schema": {"type": "integer", "minimum": 0},
+                "description": "Resume after this id (as `Last-Event-ID`); entries after it are replayed first. "
+                "With neither, the stream starts at the current end.",
+            },
+            {
+                "in": "header",
+                "name": "Last-Event-ID",
+                "schema": {"type": "integer", "minimum": 0},
+                "description": "Sent by `EventSource` on reconnection: resume after this id.",
+            },
+            {
+                "in": "query",
+                "name": "ticket",
+                "schema": {"type": "string"},
+                "description": "A single-use ticket from `POST /api/v1/me/stream-tickets` (for `EventSource`, "
+                "which cannot send `Authorization`).",
+            },
+        ],
+        "responses": {
+            "200": {
+                "description": "Server-Sent Events: `id:` the entry's number, `event:` its type, `data:` its JSON. "
+                "A comment (`: keep-alive`) at once and at least every 15 s.",
+                "content": {"text/event-stream": {"schema": {"type": "string"}}},
+            },
+            "400": {"description": "`after` / `Last-Event-ID` is not a number", "content": problem},
+            "401": {"description": "No token and no valid ticket (`not_authenticated`)", "content": problem},
+            "503": {
+                "description": "Too many open streams (`too_many_streams`), for the caller or the server",
+                "content": problem,
+                "headers": {"Retry-After": {"schema": {"type": "integer"}, "description": "Seconds (jittered)."}},
+            },
+        },
+    }
+
+
+def stream_paths(result: Schema, **kwargs: Any) -> Schema:
+    """The SSE paths (async Django views served by config/stream.py, outside DRF) in the document."""
+    match_param = {"in": "path", "name": "match_id", "required": True, "schema": {"type": "string"}}
+    result["paths"]["/api/v1/me/stream"] = {
+        "get": _stream_operation(
+            "me_stream",
+            "The caller's inbox, live",
+            "Each inbox entry (as in `GET me/notifications`) as an event; resumes after `Last-Event-ID`.",
+            [],
+        )
+    }
+    match_stream = _stream_operation(
+        "matches_stream",
+        "A match's records, live",
+        "Each record as `GET matches/{id}/events` shows it to the caller's seat (or a spectator), `id:` = `seq`.",
+        [match_param],
+    )
+    match_stream["responses"]["404"] = {
+        "description": "No such match",
+        "content": {PROBLEM: {"schema": ref("Problem")}},
+    }
+    match_stream["tags"] = ["play"]
+    result["paths"]["/api/v1/matches/{match_id}/stream"] = {"get": match_stream}
+    return result

@@ -11,6 +11,8 @@
 4. Isolation: how late a 2-second clock fires while one user's strong bots play flat out, with
    a worker per queue and with one shared worker (`bench.isolation`).
 5. Leaderboards: pages and ``around`` of a 100,000-player board next to ``GET games`` (`bench.boards`).
+6. Notifications: move → ``your_turn`` stream latency, ``GET games`` with 1,000 open streams,
+   webhook delivery latency, on Redis and on the embedded default (`bench.notify`).
 
 Speed is reported, never asserted. The developer's ``var/`` is never touched: sections 2 and 3 use a
 temporary directory and a throwaway database (a SQLite file in that directory, or, when
@@ -39,7 +41,7 @@ sys.path[0] = str(ROOT)  # the project root, not bench/: no module here may shad
 from bench import engines, infra  # noqa: E402
 from bench.infra import Database  # noqa: E402
 
-SECTIONS = ("engines", "reads", "writes", "isolation", "boards")
+SECTIONS = ("engines", "reads", "writes", "isolation", "boards", "notify")
 
 
 def _arguments() -> argparse.Namespace:
@@ -111,6 +113,11 @@ def main() -> int:
                 from bench import boards
 
                 boards.run(tmp, reads_db or _read_database(stack, tmp))
+            if "notify" in sections:
+                from bench import notify
+
+                (tmp / "notify").mkdir(exist_ok=True)
+                notify.run(tmp / "notify", infra.Database("", "SQLite", "one temporary file per variant"))
     except KeyboardInterrupt:
         print("\ninterrupted: servers stopped, bench database and temporary files removed", file=sys.stderr)
         return 130

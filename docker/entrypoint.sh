@@ -2,6 +2,7 @@
 # The one image's commands (docker/compose.yaml; .ci/prodlayout.py runs the same ones without containers):
 #   migrate          apply migrations (a one-shot service, before the web processes start)
 #   web              collect static files, serve with gunicorn (config/gunicorn.py)
+#   stream           the stream server (SSE): uvicorn config.stream:application on $STREAM_BIND_PORT
 #   celery …         a Celery worker (-Q <queue>) or beat, as given
 #   anything else    run as given (manage.py commands: verify_matches, abort_match…)
 # Each process group empties its PROMETHEUS_MULTIPROC_DIR before it starts (multiprocess metrics).
@@ -21,6 +22,11 @@ case "$1" in
     prepare_metrics
     python manage.py collectstatic --noinput --verbosity 0
     exec gunicorn -c config/gunicorn.py config.wsgi:application
+    ;;
+  stream)
+    prepare_metrics
+    exec uvicorn config.stream:application --host "${STREAM_BIND_HOST:-0.0.0.0}" --port "${STREAM_BIND_PORT:-8001}" --log-level warning \
+      --no-access-log --proxy-headers --forwarded-allow-ips "${FORWARDED_ALLOW_IPS:-*}" --timeout-graceful-shutdown 5
     ;;
   celery)
     prepare_metrics

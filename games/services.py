@@ -26,7 +26,7 @@ from structlog.contextvars import bind_contextvars
 
 from accounts.models import User
 from accounts.services import ratings_update
-from games import bots, clocks, metrics, replay, scheduling
+from games import bots, clocks, fanout, metrics, notifications, replay, scheduling
 from games.engines import RULES
 from games.engines.base import (
     Expired,
@@ -105,6 +105,7 @@ def _append(
 ) -> Record:
     """Insert the next record, complete: records are never updated. The caller holds the match row lock."""
     match.version += 1
+    fanout.record_on_commit(match.id, match.version)
     return Record.objects.create(
         match=match,
         seq=match.version,
@@ -588,6 +589,7 @@ def _play(
     ``state``, when given, is the match's state at its version (a caller applying many inputs).
     """
     rules = replay.rules_for(match)
+    before = list(match.awaiting)
     if state is None and not isinstance(given, Started):
         state = replay.match_state(match)
     new_state, effects = step(rules, state, given)  # RulesError: nothing was written
@@ -613,11 +615,23 @@ def _play(
         seat.resigned, seat.deadline, seat.clock_started_at = True, None, None
         seat.save(update_fields=["resigned", "deadline", "clock_started_at"])
     move = rules.dump_move(given.move) if isinstance(given, Moved) else None
-    _append(match, given.record, actor=actor, seat=author, move=move, effects=effects_json, data=data, at=now)
+    record = _append(match, given.record, actor=actor, seat=author, move=move, effects=effects_json, data=data, at=now)
     bind_contextvars(match_id=match.id, game=match.game, version=match.version)  # for every log line after
     if isinstance(given, TimedOut) and seat is not None and outcome is None:
         _maybe_take_over(match, seat)
     _advance(match, rules, new_state, outcome, seats=seats, author=author, now=now, wake_bots=wake_bots)
+    timed_out = isinstance(given, TimedOut) or (isinstance(given, Resigned) and actor == Record.Actor.TIMEOUT)
+    notifications.on_played(
+        match,
+        rules,
+        record,
+        before=before,
+        seats=seats,
+        started=isinstance(given, Started),
+        finished=outcome is not None,
+        timed_out=author if timed_out else None,
+        now=now,
+    )
     return Played(match, rules, new_state, seats, author)
 
 
@@ -641,13 +655,14 @@ def _maybe_take_over(match: Match, seat: Seat) -> None:
         return
     seat.bot = TAKEOVER_BOT_LEVEL
     seat.save(update_fields=["bot"])
-    _append(
+    record = _append(
         match,
         Record.Type.BOT_TOOK_OVER,
         actor=Record.Actor.SYSTEM,
         seat=seat.index,
         data={"level": TAKEOVER_BOT_LEVEL, "after_timeouts": seat.consecutive_timeouts},
     )
+    notifications.on_took_over(match, seat, record)
 
 
 def _advance(

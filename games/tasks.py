@@ -10,7 +10,7 @@ from django.conf import settings
 from django.core.cache import cache
 
 from accounts.services import leaderboard_refresh
-from games import botplay, scheduling, services
+from games import botplay, mail, notifications, scheduling, services, webhooks
 
 
 @shared_task(ignore_result=True)
@@ -53,3 +53,36 @@ def bots_play(match_id: str, version: int | None) -> int:
     workers, not all of them.
     """
     return botplay.bots_play(match_id=match_id, expected_version=version, limit=settings.TABULA_BOT_TURN_MOVES)
+
+
+@shared_task(ignore_result=True)
+def webhooks_fanout(notification_id: int) -> int:
+    """After an inbox entry commits: one delivery per webhook that wants it, each sent at once."""
+    return webhooks.fanout(notification_id)
+
+
+@shared_task(ignore_result=True)
+def webhook_attempt(delivery_id: int) -> str:
+    """One try of one delivery (a retry, or a test delivery)."""
+    return webhooks.attempt(delivery_id)
+
+
+@shared_task(ignore_result=True)
+def webhooks_sweep() -> int:
+    """Beat: retries that are due (far-off ones are left to this sweep, and lost ones are found)."""
+    ids = webhooks.due()
+    for delivery_id in ids:
+        webhooks.attempt(delivery_id)
+    return len(ids)
+
+
+@shared_task(ignore_result=True)
+def clock_low_sweep() -> int:
+    """Beat: a ``clock_low`` notification for every running clock past 80 % of its time."""
+    return notifications.clock_low_scan()
+
+
+@shared_task(ignore_result=True)
+def email_digest(user_id: int) -> bool:
+    """A "your turn" digest for the user, if one is due (the rules in games/mail.py)."""
+    return mail.digest_maybe(user_id)

@@ -146,6 +146,7 @@ SPECTACULAR_SETTINGS = {
     "OAS_VERSION": "3.1.0",  # JSON Schema's "null": a nullable $ref (a state's view, result) is expressible
     "POSTPROCESSING_HOOKS": [
         "api.schema.paths_without_trailing_slash",
+        "api.schema.stream_paths",
         "api.schema.add_game_schemas",
         "api.schema.problem_responses",
         "api.schema.openapi_31_nullable",
@@ -343,3 +344,52 @@ CELERY_TASK_ROUTES = {
     "games.tasks.bots_play": {"queue": "bots"},
 }
 TABULA_BOT_TURN_MOVES = 8  # a bot task plays this many moves, then queues the rest behind others' turns
+
+# --- Notifications, streams, webhooks, e-mail (issue 12) ---------------------------------------------
+CELERY_BEAT_SCHEDULE["webhooks-sweep"] = {"task": "games.tasks.webhooks_sweep", "schedule": timedelta(seconds=30)}
+CELERY_BEAT_SCHEDULE["clock-low-sweep"] = {"task": "games.tasks.clock_low_sweep", "schedule": timedelta(seconds=10)}
+CELERY_TASK_ROUTES["games.tasks.clock_low_sweep"] = {"queue": "timers"}
+# Streams (config/stream.py): caps per user and per process; beyond them 503 with a jittered Retry-After.
+TABULA_STREAMS_PER_USER = int(os.environ.get("TABULA_STREAMS_PER_USER", "8"))
+TABULA_STREAMS_PER_PROCESS = int(os.environ.get("TABULA_STREAMS_PER_PROCESS", "5000"))
+TABULA_STREAM_KEEPALIVE_S = 15.0
+TABULA_STREAM_POLL_S = float(os.environ.get("TABULA_STREAM_POLL_S", "0.25"))  # embedded default: the shared poll
+TABULA_STREAM_TICKET_TTL_S = 60
+TABULA_STREAM_MAX_LIFE_S = 3600  # a stream ends after this; the client resumes with Last-Event-ID
+TABULA_GUNICORN_SOCKET = os.environ.get("TABULA_GUNICORN_SOCKET", str(VAR_DIR / "run" / "gunicorn.sock"))
+# Webhooks: production accepts only https to public addresses (games/ssrf.py).
+TABULA_WEBHOOKS = True
+TABULA_WEBHOOK_ALLOW_PRIVATE = env_bool("TABULA_WEBHOOK_ALLOW_PRIVATE", False)
+TABULA_WEBHOOK_TIMEOUT_S = 5.0
+# About three days: 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h, 6 h, 12 h, 24 h, 24 h (±20 % jitter).
+TABULA_WEBHOOK_BACKOFF_S: list[float] = [
+    5,
+    30,
+    120,
+    600,
+    1800,
+    3600,
+    3 * 3600,
+    6 * 3600,
+    12 * 3600,
+    24 * 3600,
+    24 * 3600,
+]
+TABULA_WEBHOOK_MAX_FAILURES = 5  # deliveries in a row that exhausted their retries: the endpoint is disabled
+# E-mail: a "your turn" digest at most once per interval; none while a stream is open or the user is active.
+TABULA_EMAIL = True
+TABULA_EMAIL_INTERVAL_S = int(os.environ.get("TABULA_EMAIL_INTERVAL_S", str(6 * 3600)))
+TABULA_EMAIL_ACTIVE_S = int(os.environ.get("TABULA_EMAIL_ACTIVE_S", "300"))
+TABULA_EMAIL_DELAY_S = int(os.environ.get("TABULA_EMAIL_DELAY_S", "300"))  # wait this long after a your_turn
+TABULA_PUBLIC_URL = os.environ.get("TABULA_PUBLIC_URL", "http://127.0.0.1:8000")
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Tabula <tabula@localhost>")
+if os.environ.get("EMAIL_HOST"):
+    EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    EMAIL_HOST = os.environ.get("EMAIL_HOST", "")
+    EMAIL_PORT = int(os.environ.get("EMAIL_PORT", "587"))
+    EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+    EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+    EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
+else:
+    EMAIL_BACKEND = "django.core.mail.backends.filebased.EmailBackend"
+    EMAIL_FILE_PATH = str(VAR_DIR / "mail")

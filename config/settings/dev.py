@@ -15,3 +15,6 @@ from config.settings.base import DATABASES, instrument_database  # noqa: E402
 LOG_FORMAT = os.environ.get("LOG_FORMAT", "console")
 LOGGING = logs.configure(LOG_FORMAT, os.environ.get("LOG_LEVEL", "INFO"))
 instrument_database(DATABASES)
+
+# --- Webhooks (issue 12): local receivers (http, loopback) are allowed under `make run` ---
+TABULA_WEBHOOK_ALLOW_PRIVATE = True

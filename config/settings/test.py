@@ -44,3 +44,9 @@ CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"
 # Every task on this process's own queue, where the worker a test starts listens.
 CELERY_TASK_ROUTES = {name: {"queue": CELERY_TASK_DEFAULT_QUEUE} for name in CELERY_TASK_ROUTES}  # noqa: F405
 TABULA_BOT_TURN_MOVES = 500  # inline tasks: re-queueing would nest one task inside another
+
+# --- Notifications (issue 12) ---
+TABULA_WEBHOOK_ALLOW_PRIVATE = True  # loopback receivers; tests/notifications turn it off for the SSRF checks
+TABULA_WEBHOOK_BACKOFF_S = [0.2, 0.2, 0.2]
+EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+TABULA_STREAM_POLL_S = 0.05

@@ -53,6 +53,58 @@ def pytest_collection_modifyitems(config, items):
                 item.add_marker(pytest.mark.skip(reason=f"browser tests skipped: {reason}"))
 
 
+class StreamLiveServer:
+    """The `make run` layout in threads: pytest-django's threaded WSGI live server for the API and the
+    pages, and in front of it uvicorn with config/stream.py, which serves the live streams (SSE)
+    itself and proxies everything else to the WSGI server. Tests talk to the front only."""
+
+    def __init__(self, django_db_blocker) -> None:
+        import socket
+        import threading
+        import time
+
+        import uvicorn
+        from pytest_django.live_server_helper import LiveServer
+
+        with django_db_blocker.unblock():
+            self.wsgi = LiveServer("127.0.0.1:0")
+        os.environ["TABULA_STREAM_UPSTREAM_URL"] = self.wsgi.url
+        from config import stream
+
+        self._live_server_modified_settings = self.wsgi._live_server_modified_settings
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        config = uvicorn.Config(
+            stream.application,
+            host="127.0.0.1",
+            port=port,
+            log_level="warning",
+            lifespan="off",
+            timeout_graceful_shutdown=1,
+        )
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.thread.start()
+        deadline = time.monotonic() + 15
+        while not self.server.started and time.monotonic() < deadline:
+            time.sleep(0.02)
+        self.url = f"http://127.0.0.1:{port}"
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
+        self.wsgi.stop()
+
+
+@pytest.fixture(scope="session")
+def live_server(django_db_setup, django_db_blocker):
+    """Overrides pytest-django's live server with the `make run` layout (streams need the ASGI front)."""
+    server = StreamLiveServer(django_db_blocker)
+    yield server
+    server.stop()
+
+
 @pytest.fixture(scope="session")
 def browser():
     with sync_playwright() as p:

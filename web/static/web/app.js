@@ -1,5 +1,5 @@
 // Tabula's web client: one page, ES modules, Preact + htm (vendored, pinned: htm 3.1.1's standalone build).
-import { get, optional, post, results, session } from "./api.js";
+import { get, has, optional, post, results, session } from "./api.js";
 import { watchMe } from "./live.js";
 import { MatchPage } from "./match.js";
 import { Invitations, JoinByCode, Leaderboard, PlayerStats } from "./players.js";
@@ -25,7 +25,8 @@ function waitingFor(m, me) {
 }
 
 async function loadMine(me) {
-  const [mine, turns] = await Promise.all([get("matches?mine=true&limit=100"), optional("me/turns")]);
+  const withTurns = async () => ((await has("me/turns")) && session.token ? optional("me/turns") : null);
+  const [mine, turns] = await Promise.all([get("matches?mine=true&limit=100"), withTurns()]);
   const all = results(mine);
   let waiting;
   if (turns) {

@@ -1,0 +1,140 @@
+"""The stream paths as async Django views (served by the ASGI process, config/stream.py).
+
+``GET me/stream`` and ``GET matches/{id}/stream``: Server-Sent Events; ``Last-Event-ID`` (or
+``?after=``) resumes after that entry, replaying what was missed first; with neither, the stream
+starts at the current end (read the inbox or the events first, then follow from their last id). Authenticated by the
+``Authorization`` header or, for ``EventSource``, ``?ticket=`` from ``POST me/stream-tickets``
+(single use, short-lived: a token never goes in a URL). Beyond the caps per user and per process
+the answer is 503 problem+json with a jittered ``Retry-After``. The response is never compressed
+or buffered (``X-Accel-Buffering: no``; no GZip middleware is installed).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django.core.handlers.wsgi import WSGIRequest
+from django.db import close_old_connections
+from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.http.response import HttpResponseBase
+from django.utils import timezone
+from rest_framework import exceptions as drf
+from rest_framework.request import Request
+
+from accounts.models import User
+from api.authentication import BearerOrTokenAuthentication
+from api.exceptions import PROBLEM, problem
+from games import streams
+from games.models import InboxCounter, Match, StreamTicket
+
+
+def _problem(status: int, code: str, title: str, detail: str, headers: dict[str, str] | None = None) -> HttpResponse:
+    response = JsonResponse(problem(status, code, title, detail), status=status, content_type=PROBLEM)
+    for name, value in (headers or {}).items():
+        response[name] = value
+    return response
+
+
+def _authenticate(request: HttpRequest) -> User | None:
+    try:
+        ticket = request.GET.get("ticket")
+        if ticket:
+            row = StreamTicket.objects.filter(key=ticket, expires_at__gt=timezone.now()).first()
+            if row is None or StreamTicket.objects.filter(key=ticket).delete()[0] != 1:
+                return None  # unknown, expired or already used
+            return User.objects.filter(pk=row.user_id, is_active=True).first()
+        try:
+            found = BearerOrTokenAuthentication().authenticate(Request(request))
+        except drf.AuthenticationFailed:
+            return None
+        return found[0] if found else None
+    finally:
+        close_old_connections()
+
+
+def _after(request: HttpRequest) -> int | None | bool:
+    """The id to resume after; None when the client gave none (live from now on); False when malformed."""
+    raw = request.headers.get("Last-Event-ID") or request.GET.get("after")
+    if raw is None or raw == "":
+        return None
+    try:
+        value = int(raw)
+    except ValueError:
+        return False
+    return value if 0 <= value < 2**31 else False
+
+
+def _inbox_end(user_id: int) -> int:
+    try:
+        return InboxCounter.objects.filter(user_id=user_id).values_list("last", flat=True).first() or 0
+    finally:
+        close_old_connections()
+
+
+def _match_end(match_id: str) -> int | None:
+    try:
+        return Match.objects.filter(id=match_id).values_list("version", flat=True).first()
+    finally:
+        close_old_connections()
+
+
+async def _prepare(request: HttpRequest) -> tuple[User | None, int | None, HttpResponse | None]:
+    if isinstance(request, WSGIRequest):  # a sync worker would be held for the stream's life: never
+        detail = "Streams are served by the stream server (config/stream.py), not by this WSGI worker."
+        return None, None, _problem(503, "streams_unavailable", "Streams unavailable", detail, {"Retry-After": "30"})
+    if request.method != "GET":
+        return None, None, _problem(405, "method_not_allowed", "Method not allowed", "Streams answer GET only.")
+    user = await sync_to_async(_authenticate)(request)
+    if user is None:
+        detail = "Send Authorization: Token <key>, or ?ticket= from POST /api/v1/me/stream-tickets."
+        return (
+            None,
+            None,
+            _problem(401, "not_authenticated", "Not authenticated", detail, {"WWW-Authenticate": "Token"}),
+        )
+    after = _after(request)
+    if after is False:
+        return (
+            None,
+            None,
+            _problem(400, "invalid_request", "Invalid request", "Last-Event-ID / after must be a number."),
+        )
+    refused = streams.CAPS.acquire(user.pk)
+    if refused is not None:
+        wait = str(random.randint(5, 15))
+        detail = "Too many open streams for you." if refused == "user" else "This server holds all the streams it can."
+        return None, None, _problem(503, "too_many_streams", "Too many streams", detail, {"Retry-After": wait})
+    return user, (-1 if after is None else int(after)), None
+
+
+def _stream(body: Any) -> StreamingHttpResponse:
+    response = StreamingHttpResponse(body, content_type="text/event-stream")
+    response["Cache-Control"] = "no-cache, no-transform"
+    response["X-Accel-Buffering"] = "no"
+    return response
+
+
+async def me_stream(request: HttpRequest) -> HttpResponseBase:
+    user, after, refused = await _prepare(request)
+    if refused is not None:
+        return refused
+    assert user is not None and after is not None
+    if after < 0:
+        after = await sync_to_async(_inbox_end)(user.pk)
+    return _stream(streams.inbox_events(user.pk, after))
+
+
+async def match_stream(request: HttpRequest, match_id: str) -> HttpResponseBase:
+    user, after, refused = await _prepare(request)
+    if refused is not None:
+        return refused
+    assert user is not None and after is not None
+    end = await sync_to_async(_match_end)(match_id)
+    if end is None:
+        streams.CAPS.release(user.pk)
+        return _problem(404, "not_found", "Not found", f"No match {match_id!r}.")
+    if after < 0:
+        after = end
+    return _stream(streams.match_events(match_id, user.pk, after))

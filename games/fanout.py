@@ -1,0 +1,101 @@
+"""After a commit: tell the stream processes what was written, and queue webhooks and e-mail.
+
+With Redis configured (``REDIS_URL``, or a Redis broker) every commit publishes the new
+numbers on ``tabula:u:<user id>`` and ``tabula:m:<match id>``; a stream process holds one
+subscription and wakes its local streams (`games.streams.Hub`). On the embedded default
+(SQLite, the filesystem broker) nothing is published: the stream process polls the
+inbox and the record table by primary key, one cheap query per interval for all its streams.
+PostgreSQL ``LISTEN/NOTIFY`` is deliberately not used (it takes a global lock at commit).
+
+Publishing never fails a request: a Redis error is logged, and streams catch up on their next
+keep-alive (each one re-reads the database then).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any
+
+from celery import current_app
+from django.conf import settings
+from django.db import transaction
+
+log = logging.getLogger(__name__)
+
+WEBHOOK_TASK = "games.tasks.webhooks_fanout"
+EMAIL_TASK = "games.tasks.email_digest"
+USER_CHANNEL = "tabula:u:"
+MATCH_CHANNEL = "tabula:m:"
+
+_client: Any = None
+_client_lock = threading.Lock()
+
+
+def redis_url() -> str:
+    return str(getattr(settings, "REDIS_URL", "") or "")
+
+
+def _redis() -> Any:
+    global _client
+    with _client_lock:
+        if _client is None:
+            import redis
+
+            _client = redis.Redis.from_url(redis_url(), socket_connect_timeout=1, socket_timeout=1)
+        return _client
+
+
+def publish(channel: str, message: str) -> None:
+    if not redis_url():
+        return
+    try:
+        _redis().publish(channel, message)
+    except Exception:
+        log.warning("could not publish on %s", channel, exc_info=True)
+
+
+def _send(name: str, args: tuple[object, ...], countdown: float = 0.0) -> None:
+    try:
+        current_app.tasks[name].apply_async(args, countdown=countdown)
+    except Exception:
+        log.exception("could not queue %s", name)
+
+
+def announce_on_commit(note: Any) -> None:
+    """Once committed: publish the user's new number; queue its webhooks and the e-mail digest check
+    only for a user who has an active webhook, or an e-mail address with the preference on."""
+    user_id, seq, pk, type = note.user_id, note.seq, note.pk, note.type
+
+    def after() -> None:
+        publish(f"{USER_CHANNEL}{user_id}", str(seq))
+        try:
+            wants_hooks, wants_mail = _wants(user_id, type)
+        except Exception:
+            log.exception("could not read the delivery preferences of user %s", user_id)
+            return
+        if wants_hooks:
+            _send(WEBHOOK_TASK, (pk,))
+        if wants_mail:
+            delay = settings.TABULA_EMAIL_DELAY_S if settings.TABULA_QUEUE_TIMERS else 0.0
+            _send(EMAIL_TASK, (user_id,), countdown=delay)
+
+    transaction.on_commit(after)
+
+
+def _wants(user_id: int, type: str) -> tuple[bool, bool]:
+    from accounts.models import User
+    from games.models import Webhook
+
+    hooks = getattr(settings, "TABULA_WEBHOOKS", True) and Webhook.objects.filter(user_id=user_id, active=True).exists()
+    mail = False
+    if type == "your_turn" and getattr(settings, "TABULA_EMAIL", True):
+        row = User.objects.filter(pk=user_id).values_list("email", "preferences").first()
+        mail = bool(row and row[0] and (row[1] or {}).get("email_your_turn") is not False)
+    return bool(hooks), mail
+
+
+def record_on_commit(match_id: str, seq: int) -> None:
+    """Once committed: publish the match's new record number (its stream's ``id:``)."""
+    if redis_url():
+        transaction.on_commit(lambda: publish(f"{MATCH_CHANNEL}{match_id}", str(seq)))

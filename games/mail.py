@@ -1,0 +1,90 @@
+"""The "your turn" e-mail: a digest of every match waiting for the user, sent from Celery.
+
+At most one per user per ``TABULA_EMAIL_INTERVAL_S``; none while the user has a stream open
+(the stream process marks that in the shared cache) or made a move in the last
+``TABULA_EMAIL_ACTIVE_S``. Only for a user with an e-mail address and ``preferences.email_your_turn``
+not false. Every mail carries RFC 8058 one-click unsubscribe headers (``List-Unsubscribe`` and
+``List-Unsubscribe-Post``) to a signed, login-free endpoint (``/api/v1/email/unsubscribe``).
+Under `make run` mails are written as files under ``var/mail/`` (Django's file backend).
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.core import signing
+from django.core.cache import cache
+from django.core.mail import EmailMessage
+from django.utils import timezone
+
+from accounts.models import User
+from games import notifications
+from games.models import Record, Seat
+
+SALT = "tabula.email.unsubscribe"
+PREFERENCE = "email_your_turn"
+
+
+def streaming_key(user_id: int) -> str:
+    return f"tabula:streaming:{user_id}"
+
+
+def unsubscribe_token(user_id: int) -> str:
+    return signing.dumps({"u": user_id}, salt=SALT)
+
+
+def unsubscribe(token: str) -> bool:
+    """Turn the e-mail off for the token's user (valid without login; signed, so unforgeable)."""
+    try:
+        data = signing.loads(token, salt=SALT)
+    except signing.BadSignature:
+        return False
+    user = User.objects.filter(pk=data.get("u")).first()
+    if user is None:
+        return False
+    user.preferences = {**(user.preferences or {}), PREFERENCE: False}
+    user.save(update_fields=["preferences"])
+    return True
+
+
+def _recently_active(user: User) -> bool:
+    since = timezone.now() - timedelta(seconds=settings.TABULA_EMAIL_ACTIVE_S)
+    seats = Seat.objects.filter(user=user).values_list("match_id", "index")
+    recent = Record.objects.filter(actor=Record.Actor.PLAYER, at__gte=since, match__seats__user=user)
+    pairs = set(seats)
+    return any((m, s) in pairs for m, s in recent.values_list("match_id", "seat")[:200])
+
+
+def digest_maybe(user_id: int) -> bool:
+    user = User.objects.filter(pk=user_id, is_active=True).first()
+    if user is None or not user.email or (user.preferences or {}).get(PREFERENCE) is False:
+        return False
+    if cache.get(streaming_key(user_id)) or _recently_active(user):
+        return False
+    waiting = notifications.turns(user)
+    if not waiting:
+        return False
+    if not cache.add(f"tabula:email-digest:{user_id}", 1, timeout=settings.TABULA_EMAIL_INTERVAL_S):
+        return False  # one digest per interval
+    send_digest(user, waiting)
+    return True
+
+
+def send_digest(user: User, waiting: list[dict[str, Any]]) -> None:
+    base = settings.TABULA_PUBLIC_URL.rstrip("/")
+    link = f"{base}/api/v1/email/unsubscribe?token={unsubscribe_token(user.pk)}"
+    lines = [f"Hello {user.username},", "", f"{len(waiting)} game(s) wait for your move:", ""]
+    for turn in waiting:
+        due = f" (deadline {turn['deadline']})" if turn["deadline"] else ""
+        lines.append(f"- {turn['game']}: {base}/matches/{turn['match']}{due}")
+    lines += ["", f"Stop these e-mails: {link}"]
+    message = EmailMessage(
+        subject=f"Tabula: your turn in {len(waiting)} game(s)",
+        body="\n".join(lines),
+        from_email=settings.DEFAULT_FROM_EMAIL,
+        to=[user.email],
+        headers={"List-Unsubscribe": f"<{link}>", "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"},
+    )
+    message.send()

@@ -1,0 +1,157 @@
+"""The per-user inbox: one row per thing a user should hear about, numbered 1…n per user.
+
+Rows are written in the transaction of the record that causes them (`games.services._play` /
+`_advance` call `on_played`), so nothing is announced that did not happen and nothing that happened
+is missed. Payloads carry the causing record as the user's seat may see it: the same redaction as
+``GET matches/{id}/events`` (`games.selectors.record_for_viewer`). After the commit,
+`games.fanout` tells the stream processes (and queues webhooks and e-mail).
+
+Other features call `notify(user, type, payload, match)` (an invitation, for example).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Any
+
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from games import selectors
+from games.engines.base import Rules
+from games.models import InboxCounter, Match, Notification, Record, Seat
+
+TYPES = ("your_turn", "match_started", "match_finished", "clock_low", "timed_out", "bot_took_over")
+
+
+def notify(user: Any, type: str, payload: dict[str, Any], match: Match | None = None) -> Notification:
+    """Append one entry to ``user``'s inbox in the current transaction; announced after the commit."""
+    user_id = user if isinstance(user, int) else user.pk
+    with transaction.atomic():
+        InboxCounter.objects.bulk_create([InboxCounter(user_id=user_id, last=0)], ignore_conflicts=True)
+        InboxCounter.objects.filter(user_id=user_id).update(last=F("last") + 1)
+        seq = InboxCounter.objects.filter(user_id=user_id).values_list("last", flat=True).get()
+        note = Notification.objects.create(
+            user_id=user_id, seq=seq, type=type, match=match, payload=payload, created_at=timezone.now()
+        )
+    from games import fanout  # fanout sits beside this module: it reads settings and Redis only
+
+    fanout.announce_on_commit(note)
+    return note
+
+
+def _deadline(seat: Seat, match: Match) -> str | None:
+    due = seat.deadline or match.timer_deadline
+    return due.isoformat() if due else None
+
+
+def on_played(
+    match: Match,
+    rules: Rules[Any, Any, Any],
+    record: Record,
+    *,
+    before: Iterable[int],
+    seats: list[Seat],
+    started: bool,
+    finished: bool,
+    timed_out: int | None,
+    now: datetime,
+) -> None:
+    """The inbox entries one engine record causes, each redacted for its recipient's seat."""
+    humans = sorted((s for s in seats if s.user_id is not None), key=lambda s: s.user_id or 0)
+    before_set = set(before)
+    awaiting = set(match.awaiting) if not finished else set()
+    for seat in humans:
+        base = {"match": match.id, "game": match.game, "version": match.version, "seat": seat.index}
+        event = selectors.record_for_viewer(rules, record, seat.index)
+        if started:
+            notify(seat.user_id, "match_started", {**base, "event": event}, match)
+        if timed_out == seat.index:
+            notify(seat.user_id, "timed_out", {**base, "event": event}, match)
+        if finished:
+            notify(seat.user_id, "match_finished", {**base, "result": match.result, "event": event}, match)
+        elif seat.index in awaiting and not seat.resigned and not seat.bot and seat.index not in before_set:
+            notify(seat.user_id, "your_turn", {**base, "deadline": _deadline(seat, match), "event": event}, match)
+
+
+def on_took_over(match: Match, seat: Seat, record: Record) -> None:
+    if seat.user_id is None:
+        return
+    payload = {
+        "match": match.id,
+        "game": match.game,
+        "version": match.version,
+        "seat": seat.index,
+        "event": selectors.record_for_viewer(None, record, seat.index),
+    }
+    notify(seat.user_id, "bot_took_over", payload, match)
+
+
+CLOCK_LOW_FRACTION = 0.8
+
+
+def clock_low_scan(now: datetime | None = None) -> int:
+    """The sweep: one ``clock_low`` per running clock that passed 80 % of its bank (once per version)."""
+    now = now or timezone.now()
+    sent = 0
+    running = Seat.objects.filter(
+        match__status=Match.Status.ACTIVE, deadline__gt=now, clock_started_at__isnull=False, user__isnull=False
+    ).select_related("match")
+    for seat in running[:500]:
+        assert seat.deadline is not None and seat.clock_started_at is not None and seat.user_id is not None
+        total = (seat.deadline - seat.clock_started_at).total_seconds()
+        if total <= 0 or (now - seat.clock_started_at).total_seconds() < CLOCK_LOW_FRACTION * total:
+            continue
+        match = seat.match
+        with transaction.atomic():
+            done = Notification.objects.filter(
+                user_id=seat.user_id, match=match, type="clock_low", payload__version=match.version
+            ).exists()
+            if done:
+                continue
+            payload = {
+                "match": match.id,
+                "game": match.game,
+                "version": match.version,
+                "seat": seat.index,
+                "deadline": seat.deadline.isoformat(),
+            }
+            notify(seat.user_id, "clock_low", payload, match)
+            sent += 1
+    return sent
+
+
+# --- reads --------------------------------------------------------------------------------------
+
+
+def turns(user: Any) -> list[dict[str, Any]]:
+    """The matches in which ``user`` has something to do now: the nearest deadline first, then the longest wait."""
+    seats = Seat.objects.filter(user=user, match__status=Match.Status.ACTIVE, resigned=False, bot="").select_related(
+        "match"
+    )
+    out = []
+    for seat in seats:
+        match = seat.match
+        if seat.index not in (match.awaiting or []):
+            continue
+        due = seat.deadline or match.timer_deadline
+        out.append((due, match.updated_at, match, seat))
+    far = timezone.now().replace(year=9999)
+    out.sort(key=lambda t: (t[0] or far, t[1]))
+    return [
+        {
+            "match": m.id,
+            "game": m.game,
+            "version": m.version,
+            "seat": s.index,
+            "deadline": d.isoformat() if d else None,
+            "waiting_since": u.isoformat(),
+        }
+        for d, u, m, s in out
+    ]
+
+
+def inbox(user: Any, *, after: int = 0, limit: int = 100) -> list[Notification]:
+    return list(Notification.objects.filter(user=user, seq__gt=after).order_by("seq")[:limit])

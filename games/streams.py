@@ -1,0 +1,222 @@
+"""Live streams (Server-Sent Events) of a user's inbox and of a match's records, for async views.
+
+One `Hub` per process wakes the streams it holds: with Redis, one pattern subscription to the
+channels `games.fanout` publishes on; on the embedded default, one poll of the inbox and record
+tables by primary key every ``TABULA_STREAM_POLL_S`` for all streams together. A woken stream
+reads what it has not sent yet from the database in a short ``sync_to_async`` burst (no
+connection is held for the stream's life) and sends it; every ``TABULA_STREAM_KEEPALIVE_S`` it
+sends a comment and re-reads anyway (so a lost wake-up costs at most one keep-alive interval).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections import defaultdict
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.core.cache import cache
+from django.db import close_old_connections
+
+from games import fanout, mail, notifications, selectors
+from games.models import Match, Notification, Record
+
+log = logging.getLogger(__name__)
+PAGE = 200
+
+
+class Hub:
+    def __init__(self) -> None:
+        self.waiters: dict[str, set[asyncio.Event]] = defaultdict(set)
+        self.task: asyncio.Task[None] | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
+
+    def subscribe(self, key: str) -> asyncio.Event:
+        self._start()
+        event = asyncio.Event()
+        self.waiters[key].add(event)
+        return event
+
+    def unsubscribe(self, key: str, event: asyncio.Event) -> None:
+        waiters = self.waiters.get(key)
+        if waiters is not None:
+            waiters.discard(event)
+            if not waiters:
+                del self.waiters[key]
+
+    def wake(self, key: str) -> None:
+        for event in self.waiters.get(key, ()):
+            event.set()
+
+    def _start(self) -> None:
+        loop = asyncio.get_running_loop()
+        if self.task is not None and not self.task.done() and self.loop is loop:
+            return
+        self.loop = loop
+        self.task = loop.create_task(self._redis() if fanout.redis_url() else self._poll())
+
+    async def _redis(self) -> None:
+        import redis.asyncio as aioredis
+
+        while True:
+            client = aioredis.Redis.from_url(fanout.redis_url())
+            try:
+                pubsub = client.pubsub()
+                await pubsub.psubscribe("tabula:u:*", "tabula:m:*")
+                for key in list(self.waiters):  # what was published before the subscription: re-read
+                    self.wake(key)
+                async for message in pubsub.listen():
+                    if message.get("type") != "pmessage":
+                        continue
+                    channel = message["channel"].decode()
+                    self.wake(channel.removeprefix("tabula:"))
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.warning("stream hub lost Redis; reconnecting", exc_info=True)
+                for key in list(self.waiters):  # streams re-read: nothing is missed
+                    self.wake(key)
+                await asyncio.sleep(1)
+            finally:
+                await client.aclose()
+
+    async def _poll(self) -> None:
+        last = await sync_to_async(_high_water)()
+        while True:
+            await asyncio.sleep(settings.TABULA_STREAM_POLL_S)
+            if not self.waiters:
+                continue
+            try:
+                last, keys = await sync_to_async(_changes)(last)
+            except Exception:
+                log.warning("stream poll failed", exc_info=True)
+                continue
+            for key in keys:
+                self.wake(key)
+
+
+def _high_water() -> tuple[int, int]:
+    try:
+        n = Notification.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
+        r = Record.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
+        return n, r
+    finally:
+        close_old_connections()
+
+
+def _changes(last: tuple[int, int]) -> tuple[tuple[int, int], set[str]]:
+    n, r = last
+    keys: set[str] = set()
+    for pk, user_id in Notification.objects.filter(pk__gt=n).order_by("pk").values_list("pk", "user_id")[:5000]:
+        n = pk
+        keys.add(f"u:{user_id}")
+    for pk, match_id in Record.objects.filter(pk__gt=r).order_by("pk").values_list("pk", "match_id")[:5000]:
+        r = pk
+        keys.add(f"m:{match_id}")
+    return (n, r), keys
+
+
+HUB = Hub()
+
+
+# --- caps -----------------------------------------------------------------------------------------
+
+
+class Caps:
+    def __init__(self) -> None:
+        self.total = 0
+        self.per_user: dict[int, int] = defaultdict(int)
+
+    def acquire(self, user_id: int) -> str | None:
+        """None when a stream may open; else which cap refused it."""
+        if self.total >= settings.TABULA_STREAMS_PER_PROCESS:
+            return "process"
+        if self.per_user[user_id] >= settings.TABULA_STREAMS_PER_USER:
+            return "user"
+        self.total += 1
+        self.per_user[user_id] += 1
+        return None
+
+    def release(self, user_id: int) -> None:
+        self.total -= 1
+        self.per_user[user_id] -= 1
+        if self.per_user[user_id] <= 0:
+            del self.per_user[user_id]
+
+
+CAPS = Caps()
+
+
+# --- SSE ------------------------------------------------------------------------------------------
+
+
+def sse(id: int, event: str, data: Any) -> str:
+    return f"id: {id}\nevent: {event}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
+
+
+def _inbox_page(user_id: int, after: int) -> list[tuple[int, str, Any]]:
+    try:
+        return [(n.seq, n.type, n.to_json()) for n in notifications.inbox(user_id, after=after, limit=PAGE)]
+    finally:
+        close_old_connections()
+
+
+def _match_page(match_id: str, user_id: int, after: int) -> list[tuple[int, str, Any]]:
+    try:
+        match = Match.objects.filter(id=match_id).first()
+        if match is None:
+            return []
+        from accounts.models import User
+
+        user = User.objects.filter(pk=user_id).first()
+        events = selectors.event_list(match=match, user=user, after=after, limit=PAGE)
+        return [(e["seq"], e["type"], e) for e in events]
+    finally:
+        close_old_connections()
+
+
+def _mark_streaming(user_id: int) -> None:
+    try:
+        cache.set(mail.streaming_key(user_id), 1, timeout=int(settings.TABULA_STREAM_KEEPALIVE_S * 3))
+    except Exception:
+        log.warning("could not mark user %s as streaming", user_id, exc_info=True)
+
+
+async def events(
+    key: str, page: Callable[[int], list[tuple[int, str, Any]]], after: int, user_id: int
+) -> AsyncIterator[str]:
+    """The SSE body: a comment at once, what was missed after ``after``, then live entries and keep-alives."""
+    waiter = HUB.subscribe(key)
+    started = time.monotonic()
+    try:
+        yield "retry: 2000\n: connected\n\n"
+        await sync_to_async(_mark_streaming)(user_id)
+        while time.monotonic() - started < settings.TABULA_STREAM_MAX_LIFE_S:
+            waiter.clear()
+            rows = await sync_to_async(page)(after)
+            for seq, type, data in rows:
+                yield sse(seq, type, data)
+                after = seq
+            if len(rows) == PAGE:
+                continue
+            try:
+                await asyncio.wait_for(waiter.wait(), timeout=settings.TABULA_STREAM_KEEPALIVE_S)
+            except TimeoutError:
+                yield ": keep-alive\n\n"
+                await sync_to_async(_mark_streaming)(user_id)
+    finally:
+        HUB.unsubscribe(key, waiter)
+        CAPS.release(user_id)
+
+
+def inbox_events(user_id: int, after: int) -> AsyncIterator[str]:
+    return events(f"u:{user_id}", lambda a: _inbox_page(user_id, a), after, user_id)
+
+
+def match_events(match_id: str, user_id: int, after: int) -> AsyncIterator[str]:
+    return events(f"m:{match_id}", lambda a: _match_page(match_id, user_id, a), after, user_id)
