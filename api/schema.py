@@ -544,6 +544,8 @@ class TokenAuthExtension(OpenApiAuthenticationExtension):
             "name": "Authorization",
             "description": 'Token-based authentication with required prefix "Token"',
         }
+
+
 def _stream_operation(operation_id: str, summary: str, description: str, params: list[Schema]) -> Schema:
     problem = {PROBLEM: {"schema": ref("Problem")}}
     return {

@@ -26,7 +26,7 @@ from rest_framework.request import Request
 from accounts.models import User
 from api.authentication import BearerOrTokenAuthentication
 from api.exceptions import PROBLEM, problem
-from games import streams
+from games import selectors, streams
 from games.models import InboxCounter, Match, StreamTicket
 
 
@@ -73,9 +73,14 @@ def _inbox_end(user_id: int) -> int:
         close_old_connections()
 
 
-def _match_end(match_id: str) -> int | None:
+def _match_end(match_id: str, user: User, code: str | None) -> int | None:
+    """The match's version, or None when there is no such match or ``user`` may not see it
+    (a private match is as absent as a missing one)."""
     try:
-        return Match.objects.filter(id=match_id).values_list("version", flat=True).first()
+        match = Match.objects.filter(id=match_id).first()
+        if match is None or not selectors.match_visible_to(match, user, code):
+            return None
+        return match.version
     finally:
         close_old_connections()
 
@@ -131,7 +136,7 @@ async def match_stream(request: HttpRequest, match_id: str) -> HttpResponseBase:
     if refused is not None:
         return refused
     assert user is not None and after is not None
-    end = await sync_to_async(_match_end)(match_id)
+    end = await sync_to_async(_match_end)(match_id, user, request.headers.get("Invite-Code"))
     if end is None:
         streams.CAPS.release(user.pk)
         return _problem(404, "not_found", "Not found", f"No match {match_id!r}.")

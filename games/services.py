@@ -239,12 +239,7 @@ def _invitees(
 
 
 def _notify_invited(invitation: Invitation) -> None:
-    """The single call site of the ``invited`` notification (issue 12's ``games.notifications``),
-    wired when that module exists; until then invitees find their invitations in ``GET me/invitations``."""
-    try:
-        from games import notifications  # type: ignore[attr-defined,unused-ignore]
-    except ImportError:
-        return
+    """The invitee's ``invited`` notification, written in the invitation's transaction."""
     payload = {
         "match": invitation.match_id,
         "game": invitation.match.game,
@@ -260,7 +255,7 @@ def _invite(match: Match, invitee: User, *, by: User, seat: int | None) -> Invit
         user=invitee,
         defaults={"invited_by": by, "seat": seat, "status": Invitation.Status.PENDING, "created_at": timezone.now()},
     )
-    transaction.on_commit(lambda: _notify_invited(invitation))
+    _notify_invited(invitation)
     return invitation
 
 

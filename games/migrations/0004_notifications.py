@@ -10,7 +10,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('accounts', '0001_initial'),
-        ('games', '0002_match_rematch_of'),
+        ('games', '0003_players'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
