@@ -23,7 +23,16 @@ from games import selectors
 from games.engines.base import Rules
 from games.models import InboxCounter, Match, Notification, Record, Seat
 
-TYPES = ("your_turn", "match_started", "match_finished", "clock_low", "timed_out", "bot_took_over")
+TYPES = (
+    "your_turn",
+    "match_started",
+    "match_finished",
+    "clock_low",
+    "timed_out",
+    "bot_took_over",
+    "invited",  # games.services: a seat reserved for the user, or an invitation to a match
+    "webhook_disabled",  # games.webhooks: one of the user's endpoints kept failing
+)
 
 
 def notify(user: Any, type: str, payload: dict[str, Any], match: Match | None = None) -> Notification:

@@ -48,11 +48,7 @@ def webhook_create(*, user: Any, url: str, events: list[str] | None, format: str
         ssrf.check(url)
     except ssrf.UnsafeUrl as exc:
         raise InvalidRequest(str(exc), errors={"url": [str(exc)]}) from exc
-    known = set(notifications.TYPES) | {
-        "webhook_disabled",
-        "invited",
-        "test",
-    }  # invited: notify() by the players feature
+    known = {*notifications.TYPES, "test"}
     unknown = [e for e in events or [] if e not in known]
     if unknown:
         raise InvalidRequest(

@@ -38,7 +38,8 @@ class TurnSerializer(serializers.Serializer):
 class NotificationSerializer(serializers.Serializer):
     id = serializers.IntegerField(help_text="The caller's own number for this entry (the stream's `id:`).")
     type = serializers.CharField(
-        help_text="your_turn, match_started, match_finished, clock_low, timed_out, bot_took_over, webhook_disabled…"
+        help_text="your_turn, match_started, match_finished, clock_low, timed_out, bot_took_over, invited, "
+        "webhook_disabled…"
     )
     match = serializers.CharField(allow_null=True)
     payload = serializers.JSONField(help_text="Shows only what the caller's seat may see (as `events`).")
