@@ -45,7 +45,24 @@ export function describeProblem(status, p) {
   return text;
 }
 
-export async function request(method, path, { body, headers = {}, etag, withEtag = false } = {}) {
+// Requests under way, so that signing out can wait for them before the token is revoked.
+let inflight = 0;
+const settledWaiters = [];
+function settle() {
+  inflight -= 1;
+  if (inflight === 0) settledWaiters.splice(0).forEach((resolve) => resolve());
+}
+export function settled(timeoutMs = 3000) {
+  if (inflight === 0) return Promise.resolve();
+  return new Promise((resolve) => { settledWaiters.push(resolve); setTimeout(resolve, timeoutMs); });
+}
+
+export async function request(method, path, opts = {}) {
+  inflight += 1;
+  try { return await send(method, path, opts); } finally { settle(); }
+}
+
+async function send(method, path, { body, headers = {}, etag, withEtag = false } = {}) {
   const h = { Accept: "application/json", ...headers };
   if (session.token) h.Authorization = `Token ${session.token}`;
   if (body !== undefined) h["Content-Type"] = "application/json";

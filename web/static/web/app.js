@@ -1,5 +1,5 @@
 // Tabula's web client: one page, ES modules, Preact + htm (vendored, pinned: htm 3.1.1's standalone build).
-import { get, has, optional, post, results, session } from "./api.js";
+import { get, has, optional, post, results, session, settled } from "./api.js";
 import { watchMe } from "./live.js";
 import { MatchPage } from "./match.js";
 import { Invitations, JoinByCode, Leaderboard, PlayerStats } from "./players.js";
@@ -45,7 +45,7 @@ function useMine(me) {
   useEffect(() => {
     if (!me) { setMine(null); return undefined; }
     let alive = true;
-    const load = () => loadMine(me).then((v) => { if (alive) { setMine(v); setError(null); } }).catch((e) => alive && setError(e));
+    const load = () => session.token && loadMine(me).then((v) => { if (alive) { setMine(v); setError(null); } }).catch((e) => alive && setError(e));
     load();
     const stop = watchMe(load);
     return () => { alive = false; stop(); };
@@ -57,10 +57,15 @@ function useMine(me) {
 
 function Nav({ me, waiting }) {
   const signOut = async () => {
-    try { await post("auth/logout", {}); } catch (e) { /* the token is dropped either way */ }
+    // Drop the token first, so the live streams and lists stop before the server revokes it (a
+    // request with a revoked token would answer 401), then revoke it with the copy kept here.
+    const token = session.token;
     session.clear();
     window.dispatchEvent(new Event("tabula:signed-out"));
     navigate("/signin");
+    if (!token) return;
+    await settled(); // requests sent with the token finish before it stops working
+    try { await post("auth/logout", {}, { headers: { Authorization: `Token ${token}` } }); } catch (e) { /* dropped either way */ }
   };
   return html`<header class="top">
     <nav aria-label="Main">

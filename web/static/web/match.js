@@ -89,6 +89,7 @@ export function MatchPage({ id, me }) {
   const [confirmResign, setConfirmResign] = useState(false);
   const lastSeq = useRef(0);
   const summaryVersion = useRef(-1);
+  const shownVersion = useRef(-1); // answers may arrive out of order: never step back to an older state
   const live = useRef(null);
   const loading = useRef(false);
 
@@ -115,20 +116,22 @@ export function MatchPage({ id, me }) {
   }
 
   function accept(s) {
+    if (!s || s.version < shownVersion.current) return;
+    shownVersion.current = s.version;
     setState(s);
     refreshAround(s);
   }
 
   useEffect(() => {
     let alive = true;
+    shownVersion.current = -1;
     (async () => {
       try {
         const [sum, st] = await Promise.all([get(`matches/${id}`), get(`matches/${id}/state`)]);
         if (!alive) return;
         summaryVersion.current = sum.version;
         setSummary(sum);
-        setState(st);
-        refreshAround(st);
+        accept(st);
       } catch (e) {
         if (alive) setFatal(e);
       }
