@@ -28,7 +28,9 @@ def test_another_seats_move_through_the_api_shows_without_reloading(page, make_u
 
     state = ben.get(f"/api/v1/matches/{match_id}/state").json()
     assert state["awaiting"] == [1]
-    move = next(m for m in state["legal_moves"] if m["type"] in ("play", "draw"))
+    move = next((m for m in state["legal_moves"] if m["type"] == "play"), None) or next(
+        m for m in state["legal_moves"] if m["type"] == "draw"
+    )
     r = ben.post(
         f"/api/v1/matches/{match_id}/moves", {"move": move, "expected_version": state["version"]}, format="json"
     )
@@ -37,8 +39,9 @@ def test_another_seats_move_through_the_api_shows_without_reloading(page, make_u
 
     page.locator(f"main.match[data-version='{new_version}']").wait_for()
     page.locator(".log li", has_text="ben ").first.wait_for()
-    page.get_by_text("Your turn.").wait_for()
-    assert page.locator("button[data-move]").count() > 0
+    if 0 in r.json()["state"]["awaiting"]:  # a draw may leave the turn with ben
+        page.get_by_text("Your turn.").wait_for()
+        assert page.locator("button[data-move]").count() > 0
 
 
 def test_the_lobby_lists_open_matches_by_game_and_a_person_joins_one(page, make_user, api):
