@@ -74,8 +74,9 @@ class SSE:
     def start(self) -> SSE:
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
+        # Connected means the server's first comment has arrived: it subscribes before sending it.
         deadline = time.monotonic() + 10
-        while self.status is None and time.monotonic() < deadline:
+        while (self.status is None or (self.status == 200 and not self.comments)) and time.monotonic() < deadline:
             time.sleep(0.01)
         return self
 
