@@ -51,6 +51,15 @@ def notify(user: Any, type: str, payload: dict[str, Any], match: Match | None = 
     return note
 
 
+def lock_inboxes(user_ids: Iterable[int]) -> None:
+    """Lock these users' inbox counters in ascending id order, for a transaction that will write to
+    several of them in another order (invitations, then the start's entries). Every other writer
+    touches inboxes in ascending order too (``on_played``), so the two cannot deadlock."""
+    ids = sorted(set(user_ids))
+    InboxCounter.objects.bulk_create([InboxCounter(user_id=i, last=0) for i in ids], ignore_conflicts=True)
+    list(InboxCounter.objects.select_for_update().filter(user_id__in=ids).order_by("user_id").values_list("pk"))
+
+
 def _deadline(seat: Seat, match: Match) -> str | None:
     due = seat.deadline or match.timer_deadline
     return due.isoformat() if due else None

@@ -160,6 +160,8 @@ def match_create(
         raise InvalidRequest(exc.message, errors={"options": [exc.message]}) from exc
     bot_seats = _validate_bots(bots, players, creator_seat)
     invited = _invitees(user, invite or [], reserved or {}, players, creator_seat, bot_seats)
+    if invited:  # `invited` now, then the start's entries: every inbox this may touch, locked in order
+        notifications.lock_inboxes([user.pk, *(u.pk for u in invited.values())])
     tc = clocks.validate(time_control)
     _check_quotas(user, with_bots=bool(bot_seats), stays_open=len(bot_seats) < players - 1)
     now = timezone.now()
