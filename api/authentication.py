@@ -14,6 +14,7 @@ from rest_framework.request import Request
 
 from accounts.models import ApiToken, User
 from accounts.services import token_authenticate
+from api import ratelimit
 
 
 class BearerOrTokenAuthentication(BaseAuthentication):
@@ -31,6 +32,7 @@ class BearerOrTokenAuthentication(BaseAuthentication):
             raise exceptions.AuthenticationFailed("Invalid token header: the key is not text.") from None
         found = token_authenticate(key)
         if found is None:
+            ratelimit.token_refused(request)  # 429 instead, once the address's anonymous budget is spent
             raise exceptions.AuthenticationFailed("Invalid or expired token.")
         return found
 

@@ -196,12 +196,16 @@ class ScopedRateLimit(BaseThrottle):
     """DRF's throttle hook, for signed-in callers: the view's scope for the method, per user.
 
     A view names its scopes in ``rate_scopes`` (``{"POST": "moves"}``); otherwise reads are
-    ``reads`` and writes ``writes``. Anonymous requests were counted by `RateLimitMiddleware`.
+    ``reads`` and writes ``writes``. Anonymous requests without ``Authorization`` were counted by
+    `RateLimitMiddleware`; one whose ``Authorization`` names no scheme we know (``Basic …``) is
+    anonymous all the same and is counted here, on ``anon``.
     """
 
     def allow_request(self, request: Request, view: Any) -> bool:
         user = getattr(request, "user", None)
         if user is None or not user.is_authenticated:
+            if request.META.get("HTTP_AUTHORIZATION"):
+                check(request, "anon", client_address(request))
             return True
         scopes: dict[str, str] = getattr(view, "rate_scopes", {})
         method = request.method or "GET"
@@ -230,6 +234,12 @@ class RateLimitMiddleware:
                 if name not in response:
                     response[name] = value
         return response
+
+
+def token_refused(request: Request) -> None:
+    """A token that authenticates nobody: counted on the address's ``anon`` budget (429 once spent),
+    so guessing keys costs what any anonymous request does."""
+    check(request, "anon", client_address(request))
 
 
 def refused_response(refused: RateLimited) -> HttpResponse:

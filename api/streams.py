@@ -25,7 +25,7 @@ from rest_framework.request import Request
 
 from accounts.models import User
 from api.authentication import BearerOrTokenAuthentication
-from api.exceptions import PROBLEM, problem
+from api.exceptions import PROBLEM, RateLimited, problem
 from games import selectors, streams
 from games.models import InboxCounter, Match, StreamTicket
 
@@ -47,7 +47,7 @@ def _authenticate(request: HttpRequest) -> User | None:
             return User.objects.filter(pk=row.user_id, is_active=True).first()
         try:
             found = BearerOrTokenAuthentication().authenticate(Request(request))
-        except drf.AuthenticationFailed:
+        except (drf.AuthenticationFailed, RateLimited):  # a bad key (counted on the address's anon budget)
             return None
         return found[0] if found else None
     finally:

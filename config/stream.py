@@ -12,7 +12,8 @@ stream, so no sync web worker is ever held by one. Every other request is proxie
 
 The proxy streams both bodies, adds the client's address to ``X-Forwarded-For`` (REMOTE_ADDR is
 empty behind a unix socket; api/ratelimit.py reads that header then) and passes the answer as
-gunicorn gave it. No GZip or buffering middleware touches the streams.
+gunicorn gave it. It keeps no cookies: each request carries only its own client's. No GZip or
+buffering middleware touches the streams.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Awaitable, Callable, MutableMapping
+from http.cookiejar import CookieJar, DefaultCookiePolicy
 from typing import Any
 
 import httpx
@@ -61,9 +63,13 @@ def _upstream() -> httpx.AsyncClient:
             transport = httpx.AsyncHTTPTransport(retries=1, limits=limits)
         else:
             transport = httpx.AsyncHTTPTransport(uds=settings.TABULA_GUNICORN_SOCKET, retries=1, limits=limits)
+        # A jar that keeps nothing: the client is shared by every caller, and a kept cookie (an admin's
+        # session) would go out with everyone's requests. Each client's own Cookie header is passed as is.
+        nobody = CookieJar(policy=DefaultCookiePolicy(allowed_domains=[]))
         _client = httpx.AsyncClient(
             transport=transport,
             base_url=tcp or "http://gunicorn",
+            cookies=nobody,
             timeout=httpx.Timeout(60.0, connect=5.0),
             follow_redirects=False,
         )

@@ -215,3 +215,23 @@ def test_api_errors_are_problem_documents_under_debug_too(api, settings, monkeyp
     client.raise_request_exception = False
     r = client.get("/api/v1/games")
     assert r.status_code == 500 and r["Content-Type"] == PROBLEM and len(r.content) < 500
+
+
+def test_an_authorization_header_of_another_scheme_is_still_limited_as_anonymous(api, limits_on):
+    limits_on.TABULA_RATE_LIMITS["anon"] = "2/m"
+    client = api()
+    client.credentials(HTTP_AUTHORIZATION="Basic Zm9vOmJhcg==")  # no scheme of ours: the caller stays anonymous
+    codes = [client.get("/api/v1/games").status_code for _ in range(3)]
+    assert codes == [200, 200, 429]
+
+
+def test_unknown_tokens_spend_the_addresses_anonymous_budget(api, make_user, limits_on):
+    limits_on.TABULA_RATE_LIMITS["anon"] = "2/m"
+    guesser = api()
+    guesser.credentials(HTTP_AUTHORIZATION="Token not-a-key")
+    codes = [guesser.get("/api/v1/games").status_code for _ in range(3)]
+    assert codes == [401, 401, 429]
+    refused = guesser.get("/api/v1/games")
+    assert refused["Content-Type"] == PROBLEM and refused.json()["code"] == "rate_limited"
+    assert int(refused["Retry-After"]) >= 1
+    assert api(make_user()).get("/api/v1/games").status_code == 200  # a valid token is never refused by it

@@ -1,0 +1,60 @@
+"""The `make run` front (config/stream.py) proxies every non-stream request to gunicorn with one shared
+HTTP client: it must pass each client's cookies and nobody else's. A cookie jar in that client would
+keep the session cookie of whoever signed in to the admin and send it with every later request, so
+anonymous callers would act as that staff user."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import httpx
+import pytest
+
+from config import stream
+
+
+class _Upstream(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        body = (self.headers.get("Cookie") or "").encode()
+        self.send_response(200)
+        if self.path == "/set":
+            self.send_header("Set-Cookie", "sessionid=staff-session; Path=/; HttpOnly")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def upstream(monkeypatch) -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Upstream)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    monkeypatch.setenv("TABULA_STREAM_UPSTREAM_URL", f"http://127.0.0.1:{server.server_address[1]}")
+    monkeypatch.setattr(stream, "_client", None)  # a fresh upstream client for this address
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_the_front_never_hands_one_clients_cookie_to_another(upstream):
+    async def scenario() -> tuple[httpx.Response, httpx.Response, httpx.Response]:
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=stream.application), base_url="http://t") as a:
+            signed_in = await a.get("/set")  # the staff member's sign-in answer sets a session cookie
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=stream.application), base_url="http://t") as b:
+            anonymous = await b.get("/echo")  # someone else, with no cookie
+            own = await b.get("/echo", headers={"Cookie": "csrftoken=mine"})
+        if stream._client is not None:
+            await stream._client.aclose()
+        return signed_in, anonymous, own
+
+    signed_in, anonymous, own = asyncio.run(scenario())
+    assert signed_in.headers["set-cookie"].startswith("sessionid=staff-session")  # passed on to its client
+    assert anonymous.text == ""  # and kept by nobody else
+    assert own.text == "csrftoken=mine"  # a client's own cookies still go through
