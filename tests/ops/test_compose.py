@@ -83,3 +83,13 @@ def test_services_wait_for_what_they_need():
         assert deps["migrate"]["condition"] == "service_completed_successfully", name
         assert deps["postgres"]["condition"] == "service_healthy", name
     assert "readyz" in " ".join(SERVICES["web"]["healthcheck"]["test"])
+
+
+def test_the_app_behind_the_proxy_reads_the_clients_address_from_it():
+    """nginx adds the client's address to X-Forwarded-For; without TABULA_TRUSTED_PROXIES every
+    client would be the proxy's address, one shared budget for every per-address rate limit."""
+    template = (ROOT / "docker" / "nginx" / "default.conf.template").read_text()
+    assert "proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;" in template
+    for name in ("web", "stream"):
+        env = SERVICES[name]["environment"]
+        assert re.fullmatch(r"(\$\{TABULA_TRUSTED_PROXIES:-)?1\}?", str(env.get("TABULA_TRUSTED_PROXIES"))), name
