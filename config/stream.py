@@ -8,7 +8,8 @@ stream, so no sync web worker is ever held by one. Every other request is proxie
   (var/run/gunicorn.sock), so clients use one port for everything;
 - with ``TABULA_STREAM_UPSTREAM_URL=http://host:port``, to that address instead (the browser tests);
 - with ``TABULA_STREAM_ONLY=1`` (docker/compose.yaml's ``stream`` service, behind nginx, which
-  routes only the stream paths here) other paths answer 404.
+  routes only the stream paths here) other paths answer 404, except the probes and ``/metrics``
+  (its own ``tabula_open_streams``, scraped on the internal network like a worker's).
 
 The proxy streams both bodies, adds the client's address to ``X-Forwarded-For`` (REMOTE_ADDR is
 empty behind a unix socket; api/ratelimit.py reads that header then) and passes the answer as
@@ -140,7 +141,7 @@ async def application(scope: Scope, receive: Receive, send: Send) -> None:
     if scope["type"] != "http":
         return
     if STREAM_PATHS.match(scope["path"]) or os.environ.get("TABULA_STREAM_ONLY") == "1":
-        if not STREAM_PATHS.match(scope["path"]) and scope["path"] not in ("/livez", "/readyz"):
+        if not STREAM_PATHS.match(scope["path"]) and scope["path"] not in ("/livez", "/readyz", "/metrics"):
             await send(
                 {
                     "type": "http.response.start",

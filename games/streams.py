@@ -23,7 +23,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import close_old_connections
 
-from games import fanout, mail, notifications, selectors
+from games import fanout, mail, metrics, notifications, selectors
 from games.models import Match, Notification, Record
 
 log = logging.getLogger(__name__)
@@ -140,6 +140,7 @@ class Caps:
             return "user"
         self.total += 1
         self.per_user[user_id] += 1
+        metrics.OPEN_STREAMS.set(self.total)
         return None
 
     def release(self, user_id: int) -> None:
@@ -147,6 +148,7 @@ class Caps:
         self.per_user[user_id] -= 1
         if self.per_user[user_id] <= 0:
             del self.per_user[user_id]
+        metrics.OPEN_STREAMS.set(self.total)
 
 
 CAPS = Caps()

@@ -58,3 +58,16 @@ def test_the_front_never_hands_one_clients_cookie_to_another(upstream):
     assert signed_in.headers["set-cookie"].startswith("sessionid=staff-session")  # passed on to its client
     assert anonymous.text == ""  # and kept by nobody else
     assert own.text == "csrftoken=mine"  # a client's own cookies still go through
+
+
+def test_the_stream_only_server_serves_its_own_metrics_and_no_api(monkeypatch):
+    monkeypatch.setenv("TABULA_STREAM_ONLY", "1")
+
+    async def scenario() -> tuple[httpx.Response, httpx.Response]:
+        transport = httpx.ASGITransport(app=stream.application, client=("127.0.0.1", 40000))
+        async with httpx.AsyncClient(transport=transport, base_url="http://t") as c:
+            return await c.get("/metrics"), await c.get("/api/v1/games")
+
+    scraped, api = asyncio.run(scenario())
+    assert scraped.status_code == 200 and "tabula_open_streams" in scraped.text
+    assert api.status_code == 404

@@ -132,3 +132,16 @@ def test_allowed_origins_from_the_environment(client):
     ok = client.get("/api/v1/games", HTTP_ORIGIN="https://ok.example")
     assert ok["Access-Control-Allow-Origin"] == "https://ok.example"
     assert "Access-Control-Allow-Origin" not in client.get("/api/v1/games", HTTP_ORIGIN="https://evil.example")
+
+
+def test_open_streams_are_counted_in_the_metrics(settings):
+    from prometheus_client import REGISTRY
+
+    from games.streams import Caps
+
+    settings.TABULA_STREAMS_PER_USER = 8
+    caps = Caps()
+    assert caps.acquire(1) is None and caps.acquire(1) is None and caps.acquire(2) is None
+    assert REGISTRY.get_sample_value("tabula_open_streams") == 3
+    caps.release(1)
+    assert REGISTRY.get_sample_value("tabula_open_streams") == 2
