@@ -85,5 +85,9 @@ def configure(fmt: str, level: str) -> dict[str, Any]:
             # django-structlog's request_finished line is the access log
             "django.server": {"level": "WARNING"},
             "django.request": {"level": "ERROR"},
+            # the make-run front's client (config/stream.py) would log every proxied request, probes
+            # included, as a second access line
+            "httpx": {"level": "WARNING"},
+            "httpcore": {"level": "WARNING"},
         },
     }

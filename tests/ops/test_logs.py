@@ -67,6 +67,15 @@ def test_probes_are_not_logged_at_info(captured, client):
     assert requests == ["GET /api/v1/games"]
 
 
+def test_the_make_run_fronts_http_client_logs_no_line_per_request():
+    """config/stream.py proxies every request with httpx, which logs each one at info: a second
+    access line, probes included."""
+    for fmt in ("json", "console"):
+        loggers = logs.configure(fmt, "INFO")["loggers"]
+        for name in ("httpx", "httpcore"):
+            assert logging.getLevelName(loggers.get(name, {}).get("level", "NOTSET")) > logging.INFO, name
+
+
 # --- nothing hidden from a seat reaches a log line -------------------------------------------------
 
 FORBIDDEN_KEYS = {"move", "moves", "view", "state", "effects", "legal_moves", "hand", "hands", "seed", "deck"}
