@@ -192,3 +192,57 @@ def test_every_answer_of_a_random_match_validates(game, players, time_control, m
     assert not unexplained, f"{len(unexplained)} answers do not validate; first:\n" + "\n\n".join(unexplained[:5])
     statuses = {status for (_m, _p, status, _t) in conf.seen}
     assert {200, 201, 304, 400, 401, 404, 406, 409, 415} <= statuses, sorted(statuses)
+
+
+#: A last move that ends the game in a tie for first place under ``tie_policy: "rematch"``: the
+#: result carries the page's ``rematch`` member and the server starts the rematch at once.
+TIED_UNDER_REMATCH = {
+    "ekko": (
+        2,
+        {
+            "setup": {"dealer": 0, "hands": [[20, 22], [40]], "start": 37, "scores": [7, 10]},
+            "target_score": 10,
+            "tie_policy": "rematch",
+        },
+        [(1, {"type": "play", "card": 40}), (0, {"type": "pass"})],
+    ),
+    "enka": (
+        4,
+        {
+            "setup": {
+                "dealer": 0,
+                "hands": [["red-9", "red-8", "red-8"], ["blue-9"], ["yellow-9", "yellow-9", "yellow-8"], ["red-0"]],
+                "draw_pile": [],
+                "start": "blue-4",
+                "scores": [480, 100, 300, 100],
+            },
+            "tie_policy": "rematch",
+        },
+        [(1, {"type": "play", "card": "blue-9"})],
+    ),
+}
+
+
+@pytest.mark.parametrize("game", sorted(TIED_UNDER_REMATCH))
+def test_a_tie_that_starts_a_rematch_validates(game):
+    players, options, moves = TIED_UNDER_REMATCH[game]
+    conf = Conformance()
+    tag = uuid.uuid4().hex[:8]
+    people = [_client(_user(f"p{i}-{tag}")) for i in range(players)]
+    created = conf.call(people[0], "post", f"{API}/matches", {"game": game, "players": players, "options": options})
+    assert created.status_code == 201, created.content
+    mid = created.json()["id"]
+    for client in people[1:]:
+        conf.call(client, "post", f"{API}/matches/{mid}/join", {})
+    for seat, move in moves:
+        version = conf.call(people[seat], "get", f"{API}/matches/{mid}/state").json()["version"]
+        body = {"move": move, "expected_version": version}
+        conf.check_request("post", f"{API}/matches/{mid}/moves", body)
+        answer = conf.call(people[seat], "post", f"{API}/matches/{mid}/moves", body)
+        assert answer.status_code == 201, answer.content
+    done = conf.call(people[0], "get", f"{API}/matches/{mid}").json()
+    assert len(done["result"]["winners"]) > 1 and done["result"]["rematch"] in ("automatic", True)
+    for path in ("/state", "/events", "/export"):
+        conf.call(people[0], "get", f"{API}/matches/{mid}{path}")
+    conf.call(people[0], "get", f"{API}/matches/{done['rematch']}")
+    assert not conf.problems, f"{len(conf.problems)} answers do not validate; first:\n" + "\n\n".join(conf.problems[:3])
