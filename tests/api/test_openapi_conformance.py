@@ -247,3 +247,41 @@ def test_a_tie_that_starts_a_rematch_validates(game):
         conf.call(people[0], "get", f"{API}/matches/{mid}{path}")
     conf.call(people[0], "get", f"{API}/matches/{done['rematch']}")
     assert not conf.problems, f"{len(conf.problems)} answers do not validate; first:\n" + "\n\n".join(conf.problems[:3])
+
+
+def test_the_limits_answers_validate(settings, monkeypatch):
+    """413, 429 and 503, as a client meets them on POST moves and elsewhere, against the document."""
+    from django.core.cache import cache
+    from django.db import OperationalError
+
+    from games import selectors
+
+    conf = Conformance()
+    tag = uuid.uuid4().hex[:8]
+    ann, ben = _client(_user(f"ann-{tag}")), _client(_user(f"ben-{tag}"))
+    mid = conf.call(ann, "post", f"{API}/matches", {"game": "ekko", "players": 2}).json()["id"]
+    conf.call(ben, "post", f"{API}/matches/{mid}/join", {})
+    settings.TABULA_MAX_BODY_BYTES = 1024
+    big = '{"move": {"type": "draw"}, "expected_version": 4, "pad": "' + "x" * 2000 + '"}'
+    r = ann.generic("POST", f"{API}/matches/{mid}/moves", big, content_type="application/json")
+    conf.check("post", f"{API}/matches/{mid}/moves", r)
+    settings.TABULA_MAX_BODY_BYTES = 1_000_000
+    cache.clear()
+    settings.TABULA_RATE_LIMITS_OFF = False
+    settings.TABULA_RATE_LIMITS = {**settings.TABULA_RATE_LIMIT_DEFAULTS, "moves": "1/m", "create": "1/m"}
+    stale = {"move": {"type": "draw"}, "expected_version": 0}
+    for _ in range(2):
+        r = conf.call(ann, "post", f"{API}/matches/{mid}/moves", stale)
+    for _ in range(2):
+        r = conf.call(ann, "post", f"{API}/matches", {"game": "enka", "players": 2})
+    settings.TABULA_RATE_LIMITS_OFF = True
+    cache.clear()
+
+    def down(*args, **kwargs):
+        raise OperationalError("connection refused")
+
+    monkeypatch.setattr(selectors, "match_get", down)
+    conf.call(ann, "get", f"{API}/matches/{mid}")
+    statuses = sorted({status for (_m, _p, status, _t) in conf.seen})
+    assert {413, 429, 503} <= set(statuses), statuses
+    assert not conf.problems, f"{len(conf.problems)} answers do not validate; first:\n" + "\n\n".join(conf.problems[:3])
