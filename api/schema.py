@@ -202,6 +202,13 @@ RESULT_EXTRAS: dict[str, Schema] = {
             "description": "After a tie: `automatic` (tie_policy rematch: see the match's `rematch`) or `offered`.",
         }
     },
+    "enka": {
+        "rematch": {
+            "type": "boolean",
+            "description": "True after a tie for first under tie_policy rematch (see the match's `rematch`); "
+            "absent otherwise.",
+        }
+    },
     "ecos": {"tiebreak_draws": {"type": "integer", "description": "Draws played to break a tie."}},
 }
 

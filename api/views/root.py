@@ -10,7 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-#: (name, url name, what it is). The web client at ``/`` joins this list once it exists.
+#: (name, url name, what it is).
 LINKS = [
     ("games", "game-list", "The game catalogue"),
     ("matches", "match-list", "Matches: list (filters game, status, player, mine, joinable) and create"),
@@ -20,6 +20,7 @@ LINKS = [
     ("schema", "schema", "The OpenAPI 3.1 document"),
     ("docs", "docs", "The browsable documentation (Swagger UI)"),
     ("redoc", "redoc", "The same document in ReDoc"),
+    ("web", "web-client", "The web client: play in a browser"),
 ]
 
 

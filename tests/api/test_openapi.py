@@ -102,8 +102,9 @@ def test_the_api_root_links_to_everything(client):
     r = client.get("/api/v1/")
     assert r.status_code == 200 and client.get("/api/v1").status_code == 200
     links = r.json()["links"]
-    assert {"games", "matches", "schema", "docs", "me"} <= set(links)
+    assert {"games", "matches", "schema", "docs", "me", "web"} <= set(links)
     assert links["games"]["href"] == "http://testserver/api/v1/games"
+    assert links["web"]["href"] == "http://testserver/"
     for link in links.values():
         assert client.get(link["href"]).status_code in (200, 401, 405), link  # 405: register and token are POST
 
