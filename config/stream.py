@@ -11,7 +11,9 @@ stream, so no sync web worker is ever held by one. Every other request is proxie
   routes only the stream paths here) other paths answer 404, except the probes and ``/metrics``
   (its own ``tabula_open_streams``, scraped on the internal network like a worker's).
 
-The proxy streams both bodies, adds the client's address to ``X-Forwarded-For`` (REMOTE_ADDR is
+The proxy (aiohttp, keep-alive connections to gunicorn) reads a small request body whole before
+passing the request on, so a client trickling one holds no gunicorn thread; larger bodies and every
+answer are streamed. It adds the client's address to ``X-Forwarded-For`` (REMOTE_ADDR is
 empty behind a unix socket; api/ratelimit.py reads that header then) and passes the answer as
 gunicorn gave it. It keeps no cookies: each request carries only its own client's. No GZip or
 buffering middleware touches the streams.
@@ -21,11 +23,11 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Awaitable, Callable, MutableMapping
-from http.cookiejar import CookieJar, DefaultCookiePolicy
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from typing import Any
 
-import httpx
+import aiohttp
+from multidict import CIMultiDict
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.dev")
 
@@ -50,31 +52,65 @@ HOP_BY_HOP = {
 }
 
 django_app = get_asgi_application()
-_client: httpx.AsyncClient | None = None
+_client: aiohttp.ClientSession | None = None
+BUFFERED_BODY_BYTES = 64 * 1024  # bodies up to this size are read whole before gunicorn sees the request
+KEEPALIVE_S = 2.0  # below gunicorn's keep-alive (config/gunicorn.py), so an idle connection is dropped here first
+BAD_GATEWAY = (
+    b'{"type":"https://tabula.example/problems/bad_gateway","title":"Bad gateway",'
+    b'"status":502,"detail":"The API server is not answering.","code":"bad_gateway"}'
+)
 
 
-def _upstream() -> httpx.AsyncClient:
+def _upstream() -> aiohttp.ClientSession:
+    """One pooled client for the process: keep-alive connections to gunicorn, no cookie jar, no
+    headers of its own, bodies passed undecoded."""
     global _client
     if _client is None:
-        # No pooled connections: an idle one that the server has closed (gunicorn's keep-alive is
-        # short) would fail the next request. A unix-socket connection per request costs little.
-        limits = httpx.Limits(max_keepalive_connections=0, max_connections=None)
         tcp = os.environ.get("TABULA_STREAM_UPSTREAM_URL", "")  # http://host:port instead of the socket
+        connector: aiohttp.BaseConnector
         if tcp:
-            transport = httpx.AsyncHTTPTransport(retries=1, limits=limits)
+            connector = aiohttp.TCPConnector(limit=0, keepalive_timeout=KEEPALIVE_S)
         else:
-            transport = httpx.AsyncHTTPTransport(uds=settings.TABULA_GUNICORN_SOCKET, retries=1, limits=limits)
-        # A jar that keeps nothing: the client is shared by every caller, and a kept cookie (an admin's
-        # session) would go out with everyone's requests. Each client's own Cookie header is passed as is.
-        nobody = CookieJar(policy=DefaultCookiePolicy(allowed_domains=[]))
-        _client = httpx.AsyncClient(
-            transport=transport,
+            connector = aiohttp.UnixConnector(settings.TABULA_GUNICORN_SOCKET, limit=0, keepalive_timeout=KEEPALIVE_S)
+        # DummyCookieJar keeps nothing: the client is shared by every caller, and a kept cookie (an
+        # admin's session) would go out with everyone's requests. Each client's Cookie header is passed as is.
+        _client = aiohttp.ClientSession(
             base_url=tcp or "http://gunicorn",
-            cookies=nobody,
-            timeout=httpx.Timeout(60.0, connect=5.0),
-            follow_redirects=False,
+            connector=connector,
+            cookie_jar=aiohttp.DummyCookieJar(),
+            auto_decompress=False,
+            skip_auto_headers=("User-Agent", "Accept", "Accept-Encoding", "Content-Type"),
+            timeout=aiohttp.ClientTimeout(total=None, connect=5.0, sock_read=60.0),
         )
     return _client
+
+
+async def close_upstream() -> None:
+    global _client
+    if _client is not None:
+        await _client.close()
+        _client = None
+
+
+async def _body(receive: Receive, length: int | None, chunked: bool) -> bytes | AsyncIterator[bytes] | None:
+    """The request body: read whole when small (a slow client then costs the event loop, never a
+    gunicorn thread), else passed on as it arrives (gunicorn refuses a large one from its headers)."""
+
+    async def chunks() -> AsyncIterator[bytes]:
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            if message.get("body"):
+                yield message["body"]
+            if not message.get("more_body", False):
+                return
+
+    if chunked or (length is not None and length > BUFFERED_BODY_BYTES):
+        return chunks()
+    if not length:
+        return None
+    return b"".join([chunk async for chunk in chunks()])
 
 
 async def _proxy(scope: Scope, receive: Receive, send: Send) -> None:
@@ -87,44 +123,42 @@ async def _proxy(scope: Scope, receive: Receive, send: Send) -> None:
     if chain:
         headers.append((b"x-forwarded-for", chain.encode("latin-1")))
     headers.append((b"x-forwarded-proto", scope.get("scheme", "http").encode()))
-
-    async def body() -> Any:
-        while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return
-            chunk = message.get("body", b"")
-            if chunk:
-                yield chunk
-            if not message.get("more_body", False):
-                return
+    length_header = next((v for k, v in scope["headers"] if k.lower() == b"content-length"), b"")
+    chunked = any(k.lower() == b"transfer-encoding" for k, _ in scope["headers"])
+    body = await _body(receive, int(length_header) if length_header.isdigit() else None, chunked)
 
     path = scope.get("raw_path") or scope["path"].encode()
     if scope.get("query_string"):
         path += b"?" + scope["query_string"]
-    request = _upstream().build_request(scope["method"], path.decode("latin-1"), headers=headers, content=body())
-    try:
-        response = await _upstream().send(request, stream=True)
-    except httpx.HTTPError:
+    upstream_headers = CIMultiDict((k.decode("latin-1"), v.decode("latin-1")) for k, v in headers)
+    response: aiohttp.ClientResponse | None = None
+    for attempt in (1, 2):
+        try:
+            response = await _upstream().request(
+                scope["method"], path.decode("latin-1"), headers=upstream_headers, data=body, allow_redirects=False
+            )
+            break
+        except aiohttp.ServerDisconnectedError:
+            # gunicorn closed a kept-alive connection just as it was reused: it read nothing, so a
+            # request whose body is at hand is sent once more, on a new connection.
+            if attempt == 2 or not (body is None or isinstance(body, bytes)):
+                break
+        except (aiohttp.ClientError, OSError):
+            break
+    if response is None:
         await send(
             {"type": "http.response.start", "status": 502, "headers": [(b"content-type", b"application/problem+json")]}
         )
-        await send(
-            {
-                "type": "http.response.body",
-                "body": b'{"type":"https://tabula.example/problems/bad_gateway","title":"Bad gateway",'
-                b'"status":502,"detail":"The API server is not answering.","code":"bad_gateway"}',
-            }
-        )
+        await send({"type": "http.response.body", "body": BAD_GATEWAY})
         return
     try:
-        out = [(k, v) for k, v in response.headers.raw if k.lower() not in HOP_BY_HOP]
-        await send({"type": "http.response.start", "status": response.status_code, "headers": out})
-        async for chunk in response.aiter_raw():
+        out = [(k, v) for k, v in response.raw_headers if k.lower() not in HOP_BY_HOP]
+        await send({"type": "http.response.start", "status": response.status, "headers": out})
+        async for chunk in response.content.iter_any():
             await send({"type": "http.response.body", "body": chunk, "more_body": True})
         await send({"type": "http.response.body", "body": b""})
     finally:
-        await response.aclose()
+        response.release()
 
 
 async def application(scope: Scope, receive: Receive, send: Send) -> None:
@@ -134,8 +168,7 @@ async def application(scope: Scope, receive: Receive, send: Send) -> None:
             if message["type"] == "lifespan.startup":
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
-                if _client is not None:
-                    await _client.aclose()
+                await close_upstream()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
     if scope["type"] != "http":

@@ -50,8 +50,7 @@ def test_the_front_never_hands_one_clients_cookie_to_another(upstream):
         async with httpx.AsyncClient(transport=httpx.ASGITransport(app=stream.application), base_url="http://t") as b:
             anonymous = await b.get("/echo")  # someone else, with no cookie
             own = await b.get("/echo", headers={"Cookie": "csrftoken=mine"})
-        if stream._client is not None:
-            await stream._client.aclose()
+        await stream.close_upstream()
         return signed_in, anonymous, own
 
     signed_in, anonymous, own = asyncio.run(scenario())
