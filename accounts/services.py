@@ -17,6 +17,7 @@ from openskill.models import PlackettLuce
 from accounts import usernames
 from accounts.errors import Conflict, InvalidRequest, NotFound
 from accounts.models import ApiToken, Rating, RatingChange, User
+from config import sql
 
 _MODEL = PlackettLuce(limit_sigma=True)  # sigma never grows: with the clamp below a loss never raises a rating
 RATING_BASE = 1500.0
@@ -54,9 +55,29 @@ def token_for(user: User) -> str:
     return token_create(user, label="sign-in")[1]
 
 
+_TOKEN_SQL: str | None = None
+
+
+def _token_with_user(key_hash: str) -> ApiToken | None:
+    """``ApiToken.objects.select_related("user").filter(key_hash=...).first()``, in one precompiled
+    query: every authenticated request makes it (`config.sql`)."""
+    global _TOKEN_SQL
+    if _TOKEN_SQL is None:
+        _TOKEN_SQL = (
+            f"SELECT {sql.columns(ApiToken, 't')}, {sql.columns(User, 'u')} FROM {sql.table(ApiToken)} t"
+            f" JOIN {sql.table(User)} u ON u.id = t.user_id WHERE t.key_hash = %s"
+        )
+    rows = sql.fetch(_TOKEN_SQL, [key_hash])
+    if not rows:
+        return None
+    token = sql.hydrate(ApiToken, rows[0])
+    token.user = sql.hydrate(User, rows[0], sql.width(ApiToken))
+    return token
+
+
 def token_authenticate(key: str) -> tuple[User, ApiToken] | None:
     """The active user and token of ``key``, or None (unknown, expired or deactivated)."""
-    token = ApiToken.objects.select_related("user").filter(key_hash=token_hash(key)).first()
+    token = _token_with_user(token_hash(key))
     now = timezone.now()
     if token is None or not token.user.is_active or (token.expires_at is not None and token.expires_at <= now):
         return None

@@ -13,6 +13,7 @@ keep-alive (each one re-reads the database then).
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 from typing import Any
@@ -20,6 +21,8 @@ from typing import Any
 from celery import current_app
 from django.conf import settings
 from django.db import transaction
+
+from config import sql
 
 log = logging.getLogger(__name__)
 
@@ -87,11 +90,21 @@ def _wants(user_id: int, type: str) -> tuple[bool, bool]:
     from accounts.models import User
     from games.models import Webhook
 
-    hooks = getattr(settings, "TABULA_WEBHOOKS", True) and Webhook.objects.filter(user_id=user_id, active=True).exists()
-    mail = False
-    if type == "your_turn" and getattr(settings, "TABULA_EMAIL", True):
-        row = User.objects.filter(pk=user_id).values_list("email", "preferences").first()
-        mail = bool(row and row[0] and (row[1] or {}).get("email_your_turn") is not False)
+    # One precompiled query after every inbox entry (`config.sql`): the user's active webhooks, e-mail
+    # address and preferences.
+    rows = sql.fetch(
+        f"SELECT u.email, u.preferences, EXISTS(SELECT 1 FROM {sql.table(Webhook)} w"
+        f" WHERE w.user_id = u.id AND w.active) FROM {sql.table(User)} u WHERE u.id = %s",
+        [user_id],
+    )
+    if not rows:
+        return False, False
+    email, preferences, has_hooks = rows[0]
+    if isinstance(preferences, str):  # the raw column: JSON text on both databases under Django
+        preferences = json.loads(preferences)
+    hooks = getattr(settings, "TABULA_WEBHOOKS", True) and bool(has_hooks)
+    mail = type == "your_turn" and getattr(settings, "TABULA_EMAIL", True)
+    mail = bool(mail and email and (preferences or {}).get("email_your_turn") is not False)
     return bool(hooks), mail
 
 

@@ -15,10 +15,10 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-from django.db import transaction
-from django.db.models import F
+from django.db import connection, transaction
 from django.utils import timezone
 
+from config import sql
 from games import selectors
 from games.engines.base import Rules
 from games.models import InboxCounter, Match, Notification, Record, Seat
@@ -38,17 +38,26 @@ TYPES = (
 def notify(user: Any, type: str, payload: dict[str, Any], match: Match | None = None) -> Notification:
     """Append one entry to ``user``'s inbox in the current transaction; announced after the commit."""
     user_id = user if isinstance(user, int) else user.pk
-    with transaction.atomic():
-        InboxCounter.objects.bulk_create([InboxCounter(user_id=user_id, last=0)], ignore_conflicts=True)
-        InboxCounter.objects.filter(user_id=user_id).update(last=F("last") + 1)
-        seq = InboxCounter.objects.filter(user_id=user_id).values_list("last", flat=True).get()
-        note = Notification.objects.create(
-            user_id=user_id, seq=seq, type=type, match=match, payload=payload, created_at=timezone.now()
-        )
+    seq = _next_seq(user_id)
+    note = sql.insert(
+        Notification(user_id=user_id, seq=seq, type=type, match=match, payload=payload, created_at=timezone.now())
+    )
     from games import fanout  # fanout sits beside this module: it reads settings and Redis only
 
     fanout.announce_on_commit(note)
     return note
+
+
+def _next_seq(user_id: int) -> int:
+    """Take the user's next inbox number: one statement that creates or bumps the counter row and
+    holds its lock until the transaction ends (PostgreSQL, and SQLite from 3.35)."""
+    counter, last = sql.table(InboxCounter), connection.ops.quote_name("last")
+    rows = sql.fetch(
+        f"INSERT INTO {counter} (user_id, {last}) VALUES (%s, 1)"
+        f" ON CONFLICT (user_id) DO UPDATE SET {last} = {counter}.{last} + 1 RETURNING {last}",
+        [user_id],
+    )
+    return int(rows[0][0])
 
 
 def lock_inboxes(user_ids: Iterable[int]) -> None:

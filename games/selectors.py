@@ -5,9 +5,10 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
-from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet, Subquery
+from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet
 
 from accounts.models import User
+from config import sql
 from games import replay
 from games.engines.base import Rules
 from games.errors import Conflict, NotFound
@@ -27,15 +28,16 @@ def match_get(match_id: str) -> Match:
 
 def match_with_seat_of(match_id: str, user: User | None) -> Match:
     """The match, annotated with ``caller_seat`` (the user's seat index or None), in one query."""
-    qs = Match.objects.filter(id=match_id)
-    if user is not None and user.is_authenticated:
-        mine = Seat.objects.filter(match=OuterRef("pk"), user=user).values("index")[:1]
-        qs = qs.annotate(caller_seat=Subquery(mine))
-    match = qs.first()
-    if match is None:
+    user_id = user.pk if user is not None and user.is_authenticated else None
+    rows = sql.fetch(
+        f'SELECT {sql.columns(Match, "m")}, (SELECT s."index" FROM {sql.table(Seat)} s'
+        f" WHERE s.match_id = m.id AND s.user_id = %s LIMIT 1) FROM {sql.table(Match)} m WHERE m.id = %s",
+        [user_id, match_id],
+    )  # every GET state makes this query: precompiled (`config.sql`)
+    if not rows:
         raise NotFound(f"No match {match_id!r}.")
-    if not hasattr(match, "caller_seat"):
-        match.caller_seat = None  # type: ignore[attr-defined]  # an annotation, when there is a caller
+    match = sql.hydrate(Match, rows[0])
+    match.caller_seat = rows[0][-1]  # type: ignore[attr-defined]
     return match
 
 

@@ -26,7 +26,8 @@ from structlog.contextvars import bind_contextvars
 
 from accounts.models import User
 from accounts.services import ratings_update
-from games import bots, clocks, fanout, metrics, notifications, replay, scheduling
+from config import sql
+from games import bots, clocks, fanout, metrics, notifications, replay, scheduling, selectors
 from games.engines import RULES
 from games.engines.base import (
     Expired,
@@ -57,6 +58,18 @@ from games.models import Invitation, Match, Record, Seat
 BOT_LEVELS = bots.LEVELS
 TAKEOVER_BOT_LEVEL = bots.DEFAULT_LEVEL  # also the level of a bot added without one
 MAX_RECORDS_PER_SWEEP = 64
+# What an input changes on the match row (`_play`, `_advance`); the rest is written at creation.
+PROGRESS = (
+    "version",
+    "status",
+    "awaiting",
+    "result",
+    "updated_at",
+    "started_at",
+    "finished_at",
+    "timer_key",
+    "timer_deadline",
+)
 
 
 # --- creation and the lobby ------------------------------------------------------------------
@@ -106,7 +119,7 @@ def _append(
     """Insert the next record, complete: records are never updated. The caller holds the match row lock."""
     match.version += 1
     fanout.record_on_commit(match.id, match.version)
-    return Record.objects.create(
+    record = Record(
         match=match,
         seq=match.version,
         type=rtype,
@@ -117,6 +130,7 @@ def _append(
         data=data or {},
         at=at or timezone.now(),
     )
+    return sql.insert(record)  # Record.objects.create, precompiled: every record is written here
 
 
 def setup_allowed(user: User) -> bool:
@@ -426,14 +440,21 @@ def _rematch_create(match: Match, seats: list[Seat]) -> Match:
 
 
 def _lock(match_id: str) -> Match:
-    try:
-        return Match.objects.select_for_update().get(id=match_id)
-    except Match.DoesNotExist:
-        raise NotFound(f"No match {match_id!r}.") from None
+    """``Match.objects.select_for_update().get(id=match_id)``, precompiled (`config.sql`): every write takes it."""
+    rows = sql.fetch(
+        f"SELECT {sql.columns(Match, 'm')} FROM {sql.table(Match)} m WHERE m.id = %s{sql.for_update()}", [match_id]
+    )
+    if not rows:
+        raise NotFound(f"No match {match_id!r}.")
+    return sql.hydrate(Match, rows[0])
 
 
 def _seats(match: Match) -> list[Seat]:
-    return list(Seat.objects.filter(match=match).order_by("index"))
+    """``Seat.objects.filter(match=match).order_by("index")``, precompiled."""
+    rows = sql.fetch(
+        f'SELECT {sql.columns(Seat, "s")} FROM {sql.table(Seat)} s WHERE s.match_id = %s ORDER BY s."index"', [match.id]
+    )
+    return [sql.hydrate(Seat, row) for row in rows]
 
 
 def _require_open(match: Match, action: str) -> None:
@@ -684,8 +705,8 @@ def _advance(
     else:
         for seat in clocks.update(match.time_control, rules.clocked_seats(state), seats, author=author, now=now):
             assert isinstance(seat, Seat)
-            seat.save(update_fields=["deadline", "clock_started_at", "bank_ms"])
-    match.save()
+            sql.update(seat, ["deadline", "clock_started_at", "bank_ms"])
+    sql.update(match, PROGRESS)
     match_id, version = match.id, match.version
     transaction.on_commit(lambda: replay.remember(match_id, version, state))
     if outcome is not None:
@@ -735,7 +756,8 @@ def move_submit(
 ) -> Played:
     """Apply one move by the caller's seat (or ``seat_index`` for a bot); the match and state after it.
 
-    Checks, in the order rules/README.md pins: not_seated, version_conflict, match_over,
+    Checks, in the order rules/README.md pins: not_found (a private match the caller may not see),
+    not_seated, version_conflict, match_over,
     invalid_move, then the engine's not_awaited / race_lost / illegal_move. ``on_locked`` runs
     once the caller's seat is known, under the match lock, before the version check (the API's
     ``Idempotency-Key`` replay: racing retries of one request are serialised by the lock).
@@ -744,6 +766,8 @@ def move_submit(
     try:
         with transaction.atomic():
             match = _lock(match_id)
+            if user is not None and not selectors.match_visible_to(match, user):
+                raise NotFound(f"No match {match_id!r}.")  # a private match is not there for outsiders
             game = match.game
             seats = _seats(match)
             seat = _seat_of(seats, user) if user is not None else seats[seat_index or 0]

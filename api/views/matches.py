@@ -347,20 +347,24 @@ class MoveSubmitApi(APIView):
             idempotency.validate_key(key)
         print_ = idempotency.fingerprint(request.path, request.data) if key else ""
         user = caller(request)
-        selectors.require_visible(match_id, user)
+
+        def submit() -> dict[str, Any]:  # move_submit answers 404 for a match the caller may not see
+            played = services.move_submit(
+                match_id=match_id,
+                user=user,
+                move=data.validated_data["move"],
+                expected_version=data.validated_data["expected_version"],
+                on_locked=(lambda: idempotency.replay_if_answered(user, key, print_)) if key else None,
+            )
+            state = selectors.state_payload(played.match, played.rules, played.state, played.seat, played.seats)
+            return {"version": played.match.version, "state": state}
+
+        if not key:
+            return Response(submit(), status=status.HTTP_201_CREATED)
         try:
-            with transaction.atomic():
-                played = services.move_submit(
-                    match_id=match_id,
-                    user=user,
-                    move=data.validated_data["move"],
-                    expected_version=data.validated_data["expected_version"],
-                    on_locked=(lambda: idempotency.replay_if_answered(user, key, print_)) if key else None,
-                )
-                state = selectors.state_payload(played.match, played.rules, played.state, played.seat, played.seats)
-                body = {"version": played.match.version, "state": state}
-                if key:
-                    idempotency.remember(user, key, print_, status.HTTP_201_CREATED, body)
+            with transaction.atomic():  # the answer is stored in the move's transaction
+                body = submit()
+                idempotency.remember(user, key, print_, status.HTTP_201_CREATED, body)
         except idempotency.Replay as answered:
             return Response(answered.body, status=answered.status)
         return Response(body, status=status.HTTP_201_CREATED)

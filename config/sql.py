@@ -1,0 +1,108 @@
+"""Hand-written SQL for the few queries every request makes, with rows turned into model instances.
+
+The ORM spends most of a move's CPU compiling queries (``as_sql``, ``pre_sql_setup``), the same ones
+on every request. The hot reads (a token and its user, a match, its seats) are written once here as
+SQL and hydrated exactly as the ORM would: the columns come from the models' own fields, each value
+goes through the database's and the field's converters, and instances come from ``Model.from_db``.
+``tests/games/test_sql.py`` compares every such read with its ORM twin on SQLite and PostgreSQL.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from functools import cache
+from typing import Any, TypeVar
+
+from django.db import DEFAULT_DB_ALIAS, connections
+from django.db.models import Model
+
+M = TypeVar("M", bound=Model)
+Converter = Callable[[Any, Any, Any], Any]
+
+
+def table(model: type[Model]) -> str:
+    return connections[DEFAULT_DB_ALIAS].ops.quote_name(model._meta.db_table)
+
+
+def columns(model: type[Model], alias: str) -> str:
+    """The model's columns, in field order, as ``alias."column"`` (what `hydrate` expects)."""
+    quote = connections[DEFAULT_DB_ALIAS].ops.quote_name
+    return ", ".join(f"{alias}.{quote(f.column)}" for f in model._meta.concrete_fields)
+
+
+@cache
+def _converters(
+    model: type[Model], vendor: str
+) -> tuple[tuple[str, ...], tuple[tuple[Any, tuple[Converter, ...]], ...]]:
+    connection = connections[DEFAULT_DB_ALIAS]
+    names, converters = [], []
+    for field in model._meta.concrete_fields:
+        col = field.get_col(model._meta.db_table)
+        names.append(field.attname)
+        field_converters = field.get_db_converters(connection)  # type: ignore[attr-defined]  # not in the stubs
+        converters.append((col, tuple(connection.ops.get_db_converters(col) + field_converters)))
+    return tuple(names), tuple(converters)
+
+
+def width(model: type[Model]) -> int:
+    return len(model._meta.concrete_fields)
+
+
+def hydrate(model: type[M], row: Sequence[Any], start: int = 0) -> M:
+    """The instance ``row[start:start + width(model)]`` describes, as the ORM would build it."""
+    connection = connections[DEFAULT_DB_ALIAS]
+    names, converters = _converters(model, connection.vendor)
+    values = []
+    for i, (col, funcs) in enumerate(converters):
+        value = row[start + i]
+        for func in funcs:
+            value = func(value, col, connection)
+        values.append(value)
+    return model.from_db(DEFAULT_DB_ALIAS, list(names), values)
+
+
+def fetch(sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+    with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
+        cursor.execute(sql, params)
+        return list(cursor.fetchall())
+
+
+def for_update() -> str:
+    """`` FOR UPDATE`` where the database has row locks (SQLite locks the whole file on write)."""
+    return " FOR UPDATE" if connections[DEFAULT_DB_ALIAS].features.has_select_for_update else ""
+
+
+def insert(instance: M) -> M:
+    """``instance.save()`` of a new row, as one precompiled INSERT … RETURNING its key (no signals:
+    nothing here listens to them)."""
+    model, connection = type(instance), connections[DEFAULT_DB_ALIAS]
+    quote = connection.ops.quote_name
+    pk = model._meta.pk
+    assert pk is not None
+    fields = [f for f in model._meta.concrete_fields if not (f.primary_key and getattr(instance, f.attname) is None)]
+    params = [f.get_db_prep_save(f.pre_save(instance, True), connection) for f in fields]
+    rows = fetch(
+        f"INSERT INTO {table(model)} ({', '.join(quote(f.column) for f in fields)})"
+        f" VALUES ({', '.join(['%s'] * len(fields))}) RETURNING {quote(pk.column)}",
+        params,
+    )
+    setattr(instance, pk.attname, rows[0][0])
+    instance._state.adding, instance._state.db = False, DEFAULT_DB_ALIAS
+    return instance
+
+
+def update(instance: Model, names: Sequence[str]) -> None:
+    """``instance.save(update_fields=names)``, as one precompiled UPDATE by primary key."""
+    model, connection = type(instance), connections[DEFAULT_DB_ALIAS]
+    quote = connection.ops.quote_name
+    pk = model._meta.pk
+    assert pk is not None
+    fields = [f for f in model._meta.concrete_fields if f.name in names]
+    assert len(fields) == len(names), f"unknown fields among {names}"
+    params = [f.get_db_prep_save(f.pre_save(instance, False), connection) for f in fields]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {table(model)} SET {', '.join(f'{quote(f.column)} = %s' for f in fields)}"
+            f" WHERE {quote(pk.column)} = %s",
+            [*params, instance.pk],
+        )

@@ -1,0 +1,147 @@
+"""The precompiled hot-path reads (`config.sql`) answer exactly what their ORM twins answer."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.forms.models import model_to_dict
+from django.utils import timezone
+
+from accounts import services as accounts
+from accounts.models import ApiToken
+from config import sql
+from games import fanout, notifications, selectors, services
+from games.models import InboxCounter, Match, Seat, Webhook
+
+
+def _fields(instance) -> dict:
+    """Every concrete field's value, by attribute name (what from_db was given)."""
+    return {f.attname: getattr(instance, f.attname) for f in type(instance)._meta.concrete_fields}
+
+
+@pytest.fixture
+def match(make_user):
+    alice, bob = make_user("alice"), make_user("bob")
+    created = services.match_create(
+        user=alice,
+        game="ekko",
+        players=2,
+        options={"target_score": 30},
+        time_control={"per_move_s": 3600, "on_timeout": "default_move"},
+    )
+    services.match_join(match_id=created.id, user=bob)
+    return Match.objects.get(id=created.id)
+
+
+@pytest.mark.django_db
+def test_a_locked_match_and_its_seats_are_the_orm_ones(match):
+    locked = services._lock(match.id)
+    assert _fields(locked) == _fields(Match.objects.get(id=match.id))
+    assert isinstance(locked.options, dict) and locked.awaiting == match.awaiting  # JSON decoded, not text
+    assert locked.started_at is not None and locked.started_at.tzinfo is not None
+    seats = services._seats(locked)
+    assert [_fields(s) for s in seats] == [_fields(s) for s in Seat.objects.filter(match=match).order_by("index")]
+    assert any(s.deadline is not None for s in seats)  # a running clock: an aware datetime, as the ORM gives it
+
+
+@pytest.mark.django_db
+def test_a_token_and_its_user_are_the_orm_ones(make_user):
+    carol = make_user("carol")
+    carol.preferences = {"email_your_turn": False, "theme": "dark"}
+    carol.save()
+    token, key = accounts.token_create(carol, label="laptop")
+    found = accounts._token_with_user(accounts.token_hash(key))
+    assert found is not None
+    orm = ApiToken.objects.select_related("user").get(pk=token.pk)
+    assert _fields(found) == _fields(orm)
+    assert model_to_dict(found.user) == model_to_dict(orm.user)
+    assert found.user.preferences == {"email_your_turn": False, "theme": "dark"}
+    assert found.user.check_password("correct-horse-9")
+    assert accounts._token_with_user(accounts.token_hash(key + "x")) is None
+
+
+@pytest.mark.django_db
+def test_authentication_still_refuses_expired_and_revoked_tokens(make_user):
+    dave = make_user("dave")
+    token, key = accounts.token_create(dave)
+    assert accounts.token_authenticate(key) is not None
+    ApiToken.objects.filter(pk=token.pk).update(expires_at=timezone.now() - timedelta(seconds=1))
+    assert accounts.token_authenticate(key) is None
+    token2, key2 = accounts.token_create(dave)
+    accounts.token_revoke(dave, token2.pk)
+    assert accounts.token_authenticate(key2) is None
+
+
+@pytest.mark.django_db
+def test_the_state_read_names_the_callers_seat(match, make_user):
+    alice, bob = (s.user for s in Seat.objects.filter(match=match).order_by("index").select_related("user"))
+    for user, seat in ((alice, 0), (bob, 1), (make_user("eve"), None), (None, None)):
+        read = selectors.match_with_seat_of(match.id, user)
+        assert read.caller_seat == seat
+        assert _fields(read) == _fields(Match.objects.get(id=match.id))
+
+
+@pytest.mark.django_db
+def test_inbox_numbers_count_up_from_one_per_user(make_user):
+    frank, gina = make_user("frank"), make_user("gina")
+    seqs = [notifications.notify(frank, "invited", {"n": i}).seq for i in range(3)]
+    assert seqs == [1, 2, 3]
+    assert notifications.notify(gina, "invited", {}).seq == 1
+    assert InboxCounter.objects.get(user=frank).last == 3
+
+
+@pytest.mark.django_db
+def test_delivery_preferences_read_in_one_query(make_user, django_assert_num_queries):
+    hank = make_user("hank")
+    with django_assert_num_queries(1):
+        assert fanout._wants(hank.pk, "your_turn") == (False, False)  # no address, no webhook
+    hank.email, hank.preferences = "hank@example.com", {}
+    hank.save()
+    Webhook.objects.create(
+        id="wh-hank", user=hank, url="https://example.com/hook", secret="whsec_" + "A" * 32, active=True
+    )
+    assert fanout._wants(hank.pk, "your_turn") == (True, True)
+    assert fanout._wants(hank.pk, "match_started") == (True, False)  # e-mail is for your_turn only
+    hank.preferences = {"email_your_turn": False}
+    hank.save()
+    Webhook.objects.filter(user=hank).update(active=False)
+    assert fanout._wants(hank.pk, "your_turn") == (False, False)
+    assert fanout._wants(10**9, "your_turn") == (False, False)  # a user that is gone
+
+
+def test_the_columns_follow_the_model():
+    assert sql.width(Match) == len(Match._meta.concrete_fields)
+    assert sql.columns(Seat, "s").count(",") == len(Seat._meta.concrete_fields) - 1
+
+
+@pytest.mark.django_db
+def test_an_inserted_record_reads_back_as_written(match):
+    from games.models import Record
+
+    written = sql.insert(
+        Record(
+            match=match,
+            seq=match.version + 1,
+            type="move",
+            seat=1,
+            actor="player",
+            move={"type": "draw"},
+            effects=[{"kind": "drew", "data": {"seat": 1}, "to": [1]}],
+            data={},
+            at=timezone.now(),
+        )
+    )
+    assert written.pk is not None and not written._state.adding
+    assert _fields(Record.objects.get(pk=written.pk)) == _fields(written)
+
+
+@pytest.mark.django_db
+def test_an_update_writes_the_named_fields_only(match):
+    row = services._lock(match.id)
+    row.version, row.awaiting, row.options = 99, [1], {"target_score": 1}
+    sql.update(row, ["version", "awaiting"])
+    again = Match.objects.get(id=match.id)
+    assert (again.version, again.awaiting, again.options) == (99, [1], match.options)
+    with pytest.raises(AssertionError):
+        sql.update(row, ["no_such_field"])
