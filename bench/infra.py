@@ -16,7 +16,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
@@ -135,6 +135,7 @@ def free_port() -> int:
 class Server:
     base: str  # http://127.0.0.1:PORT
     command: str  # the gunicorn options, for the report
+    session: int | None = None  # the session id of every process serving (`cpu_seconds`)
 
 
 @contextmanager
@@ -188,3 +189,58 @@ def _tail(log: Path, lines: int = 30) -> str:
         return "\n".join(log.read_text(errors="replace").splitlines()[-lines:])
     except OSError:
         return ""
+
+
+@contextmanager
+def service(env: dict[str, str], log: Path, redis_url: str = "") -> Iterator[Server]:
+    """The whole service as `make run` starts it (``bin/run``: workers, beat, gunicorn on a unix
+    socket and the uvicorn front) on a free port, with this run's database and var dir; with
+    ``redis_url``, on Redis as broker and for the streams. Stopped, every process, on exit."""
+    port = free_port()
+    var_dir = Path(env["TABULA_VAR_DIR"])
+    run_env = {
+        **env,
+        "PORT": str(port),
+        "TABULA_GUNICORN_SOCKET": str(var_dir / "run" / "gunicorn.sock"),
+        "PROMETHEUS_MULTIPROC_DIR": str(var_dir / "metrics"),
+        "TABULA_RATE_LIMITS": "off",  # a load test on a private machine (README)
+    }
+    if redis_url:
+        run_env |= {"CELERY_BROKER_URL": redis_url, "REDIS_URL": redis_url}
+    with open(log, "ab") as out:
+        proc = subprocess.Popen(
+            ["bin/run"], cwd=ROOT, env=run_env, stdout=out, stderr=out, stdin=subprocess.DEVNULL, start_new_session=True
+        )
+    try:
+        _wait_until_serving(proc, port, log)
+        yield Server(f"http://127.0.0.1:{port}", "bin/run (make run)", session=proc.pid)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)  # bin/run and everything it started: one session
+            with suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=20)
+        with suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+
+
+def cpu_seconds(session: int | None = None) -> dict[str, float]:
+    """CPU seconds used so far by the processes of one session (``bin/run``'s), by program, and by
+    every PostgreSQL backend on this machine (``postgres``)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    out: dict[str, float] = {}
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                name, rest = f.read().rsplit(")", 1)
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                cmdline = f.read().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        fields = rest.split()
+        used = (int(fields[11]) + int(fields[12])) / ticks
+        if name.endswith("(postgres"):
+            out["postgres"] = out.get("postgres", 0.0) + used
+        elif session is not None and int(fields[3]) == session:
+            program = next((p for p in ("gunicorn", "uvicorn", "celery") if p in cmdline), "other")
+            out[program] = out.get(program, 0.0) + used
+    return out
