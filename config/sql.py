@@ -20,10 +20,12 @@ M = TypeVar("M", bound=Model)
 Converter = Callable[[Any, Any, Any], Any]
 
 
+@cache
 def table(model: type[Model]) -> str:
     return connections[DEFAULT_DB_ALIAS].ops.quote_name(model._meta.db_table)
 
 
+@cache
 def columns(model: type[Model], alias: str) -> str:
     """The model's columns, in field order, as ``alias."column"`` (what `hydrate` expects)."""
     quote = connections[DEFAULT_DB_ALIAS].ops.quote_name

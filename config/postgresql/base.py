@@ -9,6 +9,10 @@ answers 503, and Django drops the broken connection at the end of the request (t
 reconnects: recovery needs nothing).
 
 One daemon thread per process serves every connection; arming costs a lock and a heap push.
+
+Django's per-request health check on a reused connection (``conn_health_checks``) is skipped when
+the server answered on it within the last second; if the server went away in that second, the
+request fails with 503 like any other and the connection is dropped after it.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from django.db.backends.postgresql import base
 log = logging.getLogger(__name__)
 
 GRACE_S = 2.0  # past the server's statement_timeout: the server had its chance to answer
+FRESH_S = 1.0  # a connection the server answered on this recently needs no health check
 
 
 class _Watchdog:
@@ -105,11 +110,23 @@ class DatabaseWrapper(base.DatabaseWrapper):
 
     def _deadline(self, execute: Callable[..., Any], sql: str, params: Any, many: bool, context: Any) -> Any:
         with self._armed():
-            return execute(sql, params, many, context)
+            result = execute(sql, params, many, context)
+        self._answered_at = time.monotonic()
+        return result
 
     def is_usable(self) -> bool:
+        """Django's health check (``SELECT 1`` before a request reuses the connection), skipped when
+        the server answered on this connection within ``FRESH_S``: under load every request would
+        otherwise pay a round trip to learn what the previous one just showed."""
+        connection = self.connection
+        fresh = time.monotonic() - getattr(self, "_answered_at", float("-inf")) < FRESH_S
+        if connection is not None and not connection.broken and fresh:
+            return True
         with self._armed():
-            return bool(super().is_usable())
+            usable = bool(super().is_usable())
+        if usable:
+            self._answered_at = time.monotonic()
+        return usable
 
     def _commit(self) -> None:
         with self._armed():
