@@ -8,7 +8,7 @@ the connection's socket is shut down, the blocked call fails with ``OperationalE
 answers 503, and Django drops the broken connection at the end of the request (the next one
 reconnects: recovery needs nothing).
 
-One daemon thread per process serves every connection; arming costs a lock and a heap push.
+One daemon thread per process serves every connection; arming costs a dict write.
 
 Django's per-request health check on a reused connection (``conn_health_checks``) is skipped when
 the server answered on it within the last second; if the server went away in that second, the
@@ -17,7 +17,6 @@ request fails with 503 like any other and the connection is dropped after it.
 
 from __future__ import annotations
 
-import heapq
 import itertools
 import logging
 import socket
@@ -33,46 +32,40 @@ from django.db.backends.postgresql import base
 log = logging.getLogger(__name__)
 
 GRACE_S = 2.0  # past the server's statement_timeout: the server had its chance to answer
+TICK_S = 0.25  # how often the watchdog looks: a hung query is cut within this of its deadline
 FRESH_S = 1.0  # a connection the server answered on this recently needs no health check
 
 
 class _Watchdog:
+    """Armed queries by token: arming and disarming are a dict write each (no lock, no wake-up);
+    one daemon thread looks every ``TICK_S`` for any past its deadline."""
+
     def __init__(self) -> None:
-        self._lock = threading.Condition()
-        self._heap: list[tuple[float, int]] = []
-        self._armed: dict[int, Any] = {}
+        self._armed: dict[int, tuple[float, Any]] = {}
         self._ids = itertools.count()
+        self._start = threading.Lock()
         self._thread: threading.Thread | None = None
 
     def arm(self, connection: Any, seconds: float) -> int:
+        if self._thread is None or not self._thread.is_alive():
+            with self._start:
+                if self._thread is None or not self._thread.is_alive():
+                    self._thread = threading.Thread(target=self._run, name="db-watchdog", daemon=True)
+                    self._thread.start()
         token = next(self._ids)
-        with self._lock:
-            if self._thread is None or not self._thread.is_alive():
-                self._thread = threading.Thread(target=self._run, name="db-watchdog", daemon=True)
-                self._thread.start()
-            self._armed[token] = connection
-            heapq.heappush(self._heap, (time.monotonic() + seconds, token))
-            self._lock.notify()
+        self._armed[token] = (time.monotonic() + seconds, connection)
         return token
 
     def disarm(self, token: int) -> None:
-        with self._lock:
-            self._armed.pop(token, None)
+        self._armed.pop(token, None)
 
     def _run(self) -> None:
         while True:
-            with self._lock:
-                while not self._heap:
-                    self._lock.wait()
-                due, token = self._heap[0]
-                wait = due - time.monotonic()
-                if wait > 0:
-                    self._lock.wait(wait)
-                    continue
-                heapq.heappop(self._heap)
-                connection = self._armed.pop(token, None)
-            if connection is not None:
-                _sever(connection)
+            time.sleep(TICK_S)
+            now = time.monotonic()
+            for token, entry in list(self._armed.items()):
+                if entry[0] <= now and self._armed.pop(token, None) is entry:
+                    _sever(entry[1])
 
 
 def _sever(connection: Any) -> None:

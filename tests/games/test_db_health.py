@@ -1,5 +1,5 @@
-"""The PostgreSQL backend (config/postgresql) skips Django's per-request health check (``SELECT 1``)
-on a connection the server answered on within ``FRESH_S``, and makes it otherwise."""
+"""The PostgreSQL backend (config/postgresql): the per-request health check (``SELECT 1``) is skipped
+on a connection the server answered on within ``FRESH_S``; the watchdog cuts a query past its deadline."""
 
 from __future__ import annotations
 
@@ -54,3 +54,34 @@ def test_a_broken_connection_is_checked_and_found_unusable(postgres, monkeypatch
     postgres.connection.pgconn.finish()  # the socket is gone: psycopg sees it as closed
     assert not postgres.is_usable() and seen == ["SELECT 1"]
     postgres.close()
+
+
+class _Conn:
+    """What the watchdog needs of a psycopg connection: ``pgconn.socket``, a file descriptor."""
+
+    def __init__(self, sock) -> None:
+        self.pgconn = type("PgConn", (), {"socket": sock.fileno()})()
+
+
+def test_the_watchdog_severs_a_query_past_its_deadline_and_spares_the_rest():
+    import socket
+    import time
+
+    hung, hung_peer = socket.socketpair()
+    quick, quick_peer = socket.socketpair()
+    watchdog = base._Watchdog()
+    try:
+        watchdog.arm(_Conn(hung), 0.05)
+        token = watchdog.arm(_Conn(quick), 0.05)
+        watchdog.disarm(token)  # this one answered in time
+        watchdog.arm(_Conn(quick), 60)  # and its next query is far from its deadline
+        hung_peer.settimeout(5)
+        started = time.monotonic()
+        assert hung_peer.recv(1) == b""  # the hung one's socket was shut down
+        assert time.monotonic() - started < base.TICK_S * 4 + 1
+        quick_peer.setblocking(False)
+        with pytest.raises(BlockingIOError):
+            quick_peer.recv(1)  # still open: nothing to read, no end of file
+    finally:
+        for s in (hung, hung_peer, quick, quick_peer):
+            s.close()
