@@ -198,6 +198,7 @@ def service(env: dict[str, str], log: Path, redis_url: str = "") -> Iterator[Ser
     ``redis_url``, on Redis as broker and for the streams. Stopped, every process, on exit."""
     port = free_port()
     var_dir = Path(env["TABULA_VAR_DIR"])
+    (var_dir / "run").mkdir(parents=True, exist_ok=True)
     run_env = {
         **env,
         "PORT": str(port),
