@@ -410,7 +410,10 @@ class Draft(Generic[D]):
         self._state, self._pending = value, {}
 
     def set(self, **changes: Any) -> None:
-        self._pending.update(changes)
+        if self._pending:
+            self._pending.update(changes)
+        else:  # the first change since the last fold: keep the call's own dict rather than copy it
+            self._pending = changes
 
     def emit(self, kind: str, data: Mapping[str, Any], to: Iterable[Seat] | None = None) -> None:
         self.effects.append(Effect(kind, data, None if to is None else frozenset(to)))
