@@ -615,6 +615,13 @@ def _one(hand_size_after: int) -> bool | None:
     return True if hand_size_after == 1 else None
 
 
+# the draws `legal_moves` lists (§2.8), by the `one` flag of the drawn card if it is played: built
+# once, as each `Draw` checks its members when it is made
+_DRAWS: dict[bool | None, tuple[Draw, ...]] = {
+    one: (Draw("ask"), Draw("keep"), *(Draw("play", c, one) for c in COLORS)) for one in (True, None)
+}
+
+
 def legal_moves(state: State, seat: Seat) -> list[Move]:
     """Concrete moves in the order of §2.8: plays, draws, play_drawn/keep, then a jump-in."""
     if state.phase == "game_over" or not state.active[seat]:
@@ -650,8 +657,7 @@ def legal_moves(state: State, seat: Seat) -> list[Move]:
                 else:
                     out.append(Play(card, None, one))
         if not can_play or _can_supply(state):
-            one_after_draw = _one(len(hand))
-            out += [Draw("ask"), Draw("keep")] + [Draw("play", c, one_after_draw) for c in COLORS]
+            out += _DRAWS[_one(len(hand))]
         return out
     if cfg.jump_in and top not in WILDS and seat != state.top_by and seat not in state.victims_of_top and top in hand:
         out.append(JumpIn(top, state.place_seq, _one(len(hand) - 1)))
