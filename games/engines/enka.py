@@ -615,6 +615,13 @@ def _one(hand_size_after: int) -> bool | None:
     return True if hand_size_after == 1 else None
 
 
+# the draws `legal_moves` lists (§2.8), by the `one` flag of the drawn card if it is played: built
+# once, as each `Draw` checks its members when it is made
+_DRAWS: dict[bool | None, tuple[Draw, ...]] = {
+    one: (Draw("ask"), Draw("keep"), *(Draw("play", c, one) for c in COLORS)) for one in (True, None)
+}
+
+
 def legal_moves(state: State, seat: Seat) -> list[Move]:
     """Concrete moves in the order of §2.8: plays, draws, play_drawn/keep, then a jump-in."""
     if state.phase == "game_over" or not state.active[seat]:
@@ -650,8 +657,7 @@ def legal_moves(state: State, seat: Seat) -> list[Move]:
                 else:
                     out.append(Play(card, None, one))
         if not can_play or _can_supply(state):
-            one_after_draw = _one(len(hand))
-            out += [Draw("ask"), Draw("keep")] + [Draw("play", c, one_after_draw) for c in COLORS]
+            out += _DRAWS[_one(len(hand))]
         return out
     if cfg.jump_in and top not in WILDS and seat != state.top_by and seat not in state.victims_of_top and top in hand:
         out.append(JumpIn(top, state.place_seq, _one(len(hand) - 1)))
@@ -714,10 +720,13 @@ def view(state: State, viewer: Seat | None, timer_deadline: str | None = None) -
 # --- 5. transitions -------------------------------------------------------------------------
 #
 # Every transition works on one `kit.Draft` of the state: helpers read ``d.state`` and write with
-# ``d.set``. Each ``d.set`` is a `dataclasses.replace` of the 25-field `State`, which is most of
-# what a record costs, so the helpers take ``**also``: changes their caller still has to make (the
-# move count, a cleared ``drawn``), merged into their own ``d.set``. A plain card laid on one's
-# turn, a `keep` and most timeouts thus cost one replace, a draw two.
+# ``d.set``. Writes are collected; reading ``d.state`` after a write folds them into a new copy of
+# the 25-field `State`, which is most of what a record costs. So seats and directions are read
+# from a state taken before the writes (placing or drawing a card changes neither), and the
+# helpers take ``**also``: changes their caller still has to make (the move count), merged into
+# their own writes before anything reads the state again. A card laid on one's turn whose effect
+# draws nothing, a draw, a `keep` and most timeouts thus build one new state; a draw that is then
+# played, a TAKE or a ONE call two.
 
 
 def _counted(state: State) -> dict[str, Any]:
@@ -727,7 +736,7 @@ def _counted(state: State) -> dict[str, Any]:
 
 def _start_turn(d: Draft[State], seat: Seat, **also: Any) -> None:
     """A fresh `turn` for ``seat``."""
-    d.set(**{**also, "current": seat, "phase": "turn", "drawn": None})
+    d.set(**also, current=seat, phase="turn", drawn=None)
 
 
 def _take(d: Draft[State], seat: Seat, count: int, cause: str, **also: Any) -> tuple[str, ...]:
@@ -771,64 +780,62 @@ def _draw(d: Draft[State], seat: Seat, count: int, cause: str, **also: Any) -> b
 
 
 def _place(d: Draft[State], x: Seat, card: str, chosen: str | None, one: bool | None, via: str, **also: Any) -> None:
-    """§2.7.7 place: lay ``card`` from X's hand, resolve it, then the ONE rule and the next turn."""
+    """§2.7.7 place: lay ``card`` from X's hand, resolve it, then the ONE rule and the next turn.
+
+    Every way out (the next turn, or the end of the round) clears ``drawn``."""
     s = d.state
     hand = s.hands[x]
     i = hand.index(card)
     left = len(hand) - 1
     called = bool(one) and left == 1
     color = chosen if card in WILDS else COLOR_OF[card]
-    placed: dict[str, Any] = {
+    d.set(
         **also,
-        "hands": put(s.hands, x, hand[:i] + hand[i + 1 :]),
-        "one_called": put(s.one_called, x, False),
-        "place_seq": s.place_seq + 1,
-        "discard": s.discard + (card,),
-        "top_by": x,
-        "current_color": color,
-        "victims_of_top": (),
-    }
-    played = {"seat": x, "card": card, "color": color, "via": via, "one": called, "seq": s.place_seq + 1}
-    if EFFECT_OF[card] is None and left >= 2:  # nothing to resolve, no ONE rule: next(X)'s turn at once
-        _start_turn(d, _next_seat(s, x), **placed)
-        d.emit("played", played)
-        return
-    d.set(**placed)
-    d.emit("played", played)
-    skip = _resolve(d, x, card, went_out=left == 0)
-    if skip is None:
+        hands=put(s.hands, x, hand[:i] + hand[i + 1 :]),
+        one_called=put(s.one_called, x, False),
+        place_seq=s.place_seq + 1,
+        discard=s.discard + (card,),
+        top_by=x,
+        current_color=color,
+        victims_of_top=(),
+    )
+    d.emit("played", {"seat": x, "card": card, "color": color, "via": via, "one": called, "seq": s.place_seq + 1})
+    following = _resolve(d, s, x, card, went_out=left == 0)
+    if following is None:
         return
     if left == 0:  # §2.5.9: going out ends the round at once, after the card's effect
         _end_round(d, "went_out", x)
         return
     if left == 1:  # §2.5.8
-        penalty = d.state.config.one_penalty
+        penalty = s.config.one_penalty
         if called:
             d.set(one_called=put(d.state.one_called, x, True))
         elif penalty and not _draw(d, x, penalty, "one_penalty"):
             _end_round(d, "exhausted", None)
             return
-    nxt = _next_seat(d.state, x)
-    _start_turn(d, _next_seat(d.state, nxt) if skip else nxt)
+    _start_turn(d, following)
 
 
-def _resolve(d: Draft[State], x: Seat, card: str, went_out: bool) -> bool | None:
-    """The card's effect relative to X (§2.7.7 step 2): whether next(X) is skipped, or None when a
-    failed draw ended the round as exhausted. ``victims_of_top`` is () on entry."""
+def _resolve(d: Draft[State], seats: State, x: Seat, card: str, went_out: bool) -> Seat | None:
+    """The card's effect relative to X (§2.7.7 step 2) and the seat whose turn follows: next(X), or
+    the seat after it when next(X) is skipped; None when a failed draw ended the round as
+    exhausted. ``seats`` gives the active seats and the direction before the effect (placing the
+    card changes neither); ``victims_of_top`` is () on entry."""
     effect = EFFECT_OF[card]
+    after = _next_seat(seats, x)
     if effect is None:
-        return False
-    s = d.state
-    if effect == "back" and sum(s.active) > 2:
-        d.set(direction=-s.direction)
-        d.emit("direction_changed", {"direction": _DIRECTION_NAME[-s.direction]})
-        return False
+        return after
+    if effect == "back" and sum(seats.active) > 2:
+        direction = -seats.direction
+        d.set(direction=direction)
+        d.emit("direction_changed", {"direction": _DIRECTION_NAME[direction]})
+        return _next_seat(seats, x, direction)
     if effect == "take5":  # §2.5.6: every other seat draws 5 in play order, nobody is skipped
         victims: list[Seat] = []
-        v = _next_seat(s, x)
+        v = after
         while v != x and v not in victims:
             victims.append(v)
-            v = _next_seat(s, v)
+            v = _next_seat(seats, v)
         d.set(victims_of_top=tuple(victims))
         for v in victims:
             if not _draw(d, v, 5, "take5"):
@@ -836,14 +843,13 @@ def _resolve(d: Draft[State], x: Seat, card: str, went_out: bool) -> bool | None
                     break
                 _end_round(d, "exhausted", None)
                 return None
-        return False
-    victim = _next_seat(s, x)  # stop, 2-seat back, take2, take4
-    d.set(victims_of_top=(victim,))
-    if effect in _TAKE and not _draw(d, victim, _TAKE[effect], effect) and not went_out:
+        return after
+    d.set(victims_of_top=(after,))  # stop, 2-seat back, take2, take4: next(X) is the victim
+    if effect in _TAKE and not _draw(d, after, _TAKE[effect], effect) and not went_out:
         _end_round(d, "exhausted", None)
         return None
-    d.emit("skipped", {"seat": victim, "cause": effect})
-    return True
+    d.emit("skipped", {"seat": after, "cause": effect})
+    return _next_seat(seats, after)
 
 
 def _end_round(d: Draft[State], reason: str, winner: Seat | None) -> None:
@@ -986,12 +992,11 @@ def _deal(d: Draft[State]) -> None:
     for p in live:
         d.emit("hand_dealt", {"seat": p, "hand": list(hands[p])}, to=(p,))
     if not applied:
-        _start_turn(d, _next_seat(d.state, dealer))
+        _start_turn(d, _next_seat(s, dealer, 1))  # the deal turned the direction clockwise
         return
-    skip = _resolve(d, dealer, start, went_out=False)  # "apply": as if the dealer played it
-    if skip is not None:
-        nxt = _next_seat(d.state, dealer)
-        _start_turn(d, _next_seat(d.state, nxt) if skip else nxt)
+    following = _resolve(d, d.state, dealer, start, went_out=False)  # "apply": as if the dealer played it
+    if following is not None:
+        _start_turn(d, following)
 
 
 def _finish(d: Draft[State]) -> tuple[State, tuple[Effect, ...]]:
@@ -1064,7 +1069,7 @@ def apply(state: State, seat: Seat, move: Move) -> tuple[State, tuple[Effect, ..
             _place(d, seat, got[0], move.color if got[0] in WILDS else None, move.one, "drawn")
         else:
             d.emit("kept", {"seat": seat})
-            _start_turn(d, _next_seat(d.state, seat))
+            _start_turn(d, _next_seat(state, seat))
         return _finish(d)
     if isinstance(move, PlayDrawn):
         card = state.drawn
@@ -1074,7 +1079,7 @@ def apply(state: State, seat: Seat, move: Move) -> tuple[State, tuple[Effect, ..
         if not matches(card, top, state.current_color, cfg.symbol_match):
             raise _illegal("drawn_card_does_not_match", "the drawn card does not match: keep it")
         d = Draft(state)
-        _place(d, seat, card, move.color, move.one, "drawn", drawn=None, **_counted(state))
+        _place(d, seat, card, move.color, move.one, "drawn", **_counted(state))
         return _finish(d)
     if isinstance(move, Keep):
         if state.phase != "drawn":
@@ -1110,8 +1115,8 @@ def _jump_in(state: State, seat: Seat, move: JumpIn) -> tuple[State, tuple[Effec
         raise _illegal("not_identical", "a jump-in needs a card identical to the top card")
     if move.card not in state.hands[seat]:
         raise _illegal("card_not_in_hand", "you do not hold that card")
-    d = Draft(state)  # a jump-in during `drawn` cancels the choice; the drawer keeps the card
-    _place(d, seat, move.card, None, move.one, "jump_in", drawn=None, **_counted(state))
+    d = Draft(state)  # a jump-in during `drawn` cancels the choice (`_place` clears it); the drawer keeps the card
+    _place(d, seat, move.card, None, move.one, "jump_in", **_counted(state))
     return _finish(d)
 
 

@@ -377,7 +377,7 @@ class Draft(Generic[D]):
     Changes are collected and folded into a new state only when the state is next read (or at
     `done`), so several `set` calls in a row build one state, not several. The copy is made
     without re-running the dataclass ``__init__`` (the fields were valid already), unless the
-    class has a ``__post_init__``, which then runs through `dataclasses.replace`.
+    class has a ``__post_init__`` or no slots (`_copy`).
 
     >>> @dataclasses.dataclass(frozen=True)
     ... class Counter:
@@ -410,7 +410,10 @@ class Draft(Generic[D]):
         self._state, self._pending = value, {}
 
     def set(self, **changes: Any) -> None:
-        self._pending.update(changes)
+        if self._pending:
+            self._pending.update(changes)
+        else:  # the first change since the last fold: keep the call's own dict rather than copy it
+            self._pending = changes
 
     def emit(self, kind: str, data: Mapping[str, Any], to: Iterable[Seat] | None = None) -> None:
         self.effects.append(Effect(kind, data, None if to is None else frozenset(to)))
@@ -419,28 +422,48 @@ class Draft(Generic[D]):
         return self.state, tuple(self.effects)
 
 
-_LAYOUT: dict[type, tuple[Callable[[Any], tuple[Any, ...]], dict[str, int]]] = {}
+_Layout = tuple[Callable[[Any], tuple[Any, ...]], dict[str, int], tuple[Callable[[Any, Any], None], ...] | None]
+_LAYOUT: dict[type, _Layout] = {}
 
 
 def _copy(state: D, changes: dict[str, Any]) -> D:
-    """``dataclasses.replace(state, **changes)``, about twice as fast: one C call reads every field."""
+    """``dataclasses.replace(state, **changes)``, about three times as fast for a slotted class: one
+    C call reads every field, and the new instance's slots are filled directly (its ``__init__``
+    would only set them again, one ``object.__setattr__`` each). A class with a ``__post_init__``
+    or without slots is built by its ``__init__``.
+
+    >>> @dataclasses.dataclass(frozen=True, slots=True)
+    ... class Pair:
+    ...     a: int
+    ...     b: tuple[int, ...]
+    >>> _copy(Pair(1, (2,)), {"b": (3,)})
+    Pair(a=1, b=(3,))
+    """
     cls = type(state)
     layout = _LAYOUT.get(cls)
     if layout is None:
-        fields = [f for f in dataclasses.fields(cls) if f.init]
-        if len(fields) < 2 or len(fields) != len(dataclasses.fields(cls)):
+        fields = dataclasses.fields(cls)
+        if len(fields) < 2 or not all(f.init for f in fields):
             return dataclasses.replace(state, **changes)
+        slots = [s for f in fields if isinstance(s := vars(cls).get(f.name), types.MemberDescriptorType)]
+        direct = len(slots) == len(fields) and not hasattr(cls, "__post_init__")
         layout = _LAYOUT[cls] = (
             operator.attrgetter(*(f.name for f in fields)),
             {f.name: i for i, f in enumerate(fields)},
+            tuple(s.__set__ for s in slots) if direct else None,
         )
-    read, index = layout
+    read, index, setters = layout
     values = list(read(state))
     for name, value in changes.items():
         if name not in index:
             raise TypeError(f"{cls.__name__} has no field {name!r}")
         values[index[name]] = value
-    return cls(*values)
+    if setters is None:
+        return cls(*values)
+    new: D = object.__new__(cls)
+    for put, value in zip(setters, values, strict=True):
+        put(new, value)
+    return new
 
 
 __all__ = ["Arg", "ClassVar", "Draft", "MoveCodec", "arg", "parse_options"]
