@@ -1,6 +1,6 @@
 """`make bench`: engine costs, read latency and write throughput, measured in one run on one machine.
 
-    .venv/bin/python bench/run.py [--only engines|reads|writes ...]
+    .venv/bin/python bench/run.py [--only engines|reads|writes|isolation|boards|notify|bots ...]
 
 1. Engines: apply cost per record, ``legal_moves`` and a whole random game, in-process
    (`bench.engines`).
@@ -13,6 +13,8 @@
 5. Leaderboards: pages and ``around`` of a 100,000-player board next to ``GET games`` (`bench.boards`).
 6. Notifications: move → ``your_turn`` stream latency, ``GET games`` with 1,000 open streams,
    webhook delivery latency, on Redis and on the embedded default (`bench.notify`).
+7. Bots: from a bot's seat becoming awaited to its answer, per level, on the embedded default and
+   on Redis, with the service started by ``bin/run`` itself; the workers' idle CPU (`bench.botlatency`).
 
 Speed is reported, never asserted. The developer's ``var/`` is never touched: sections 2 and 3 use a
 temporary directory and a throwaway database (a SQLite file in that directory, or, when
@@ -41,7 +43,7 @@ sys.path[0] = str(ROOT)  # the project root, not bench/: no module here may shad
 from bench import engines, infra  # noqa: E402
 from bench.infra import Database  # noqa: E402
 
-SECTIONS = ("engines", "reads", "writes", "isolation", "boards", "notify")
+SECTIONS = ("engines", "reads", "writes", "isolation", "boards", "notify", "bots")
 
 
 def _arguments() -> argparse.Namespace:
@@ -118,6 +120,11 @@ def main() -> int:
 
                 (tmp / "notify").mkdir(exist_ok=True)
                 notify.run(tmp / "notify", infra.Database("", "SQLite", "one temporary file per variant"))
+            if "bots" in sections:
+                from bench import botlatency
+
+                (tmp / "bots").mkdir(exist_ok=True)
+                botlatency.run(tmp / "bots")
     except KeyboardInterrupt:
         print("\ninterrupted: servers stopped, bench database and temporary files removed", file=sys.stderr)
         return 130
