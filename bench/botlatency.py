@@ -152,11 +152,25 @@ def _human_awaited(state: dict[str, Any]) -> bool:
     return state["status"] != "active" or (state["you"] in state["awaiting"] and bool(state["legal_moves"]))
 
 
+BAD_GATEWAY: list[str] = []  # the front's 502s seen by this run (each retried), reported per level
+
+
+def _state(client: Client, token: str, match: str) -> dict[str, Any]:
+    """``GET state``; a 502 from the front (gunicorn dropped the connection) is counted and read again."""
+    for _ in range(5):
+        reply = client.get(f"/matches/{match}/state", token=token)
+        if reply.status != 502:
+            break
+        BAD_GATEWAY.append(f"GET state of {match}")
+        time.sleep(POLL_S)
+    return expect(reply, 200, "state")
+
+
 def _wait_for_human(client: Client, token: str, match: str, after: int) -> dict[str, Any] | None:
     """Poll ``GET state`` until the human is awaited at a version past ``after`` (or the match ended)."""
     end = time.monotonic() + ANSWER_S
     while time.monotonic() < end:
-        state = expect(client.get(f"/matches/{match}/state", token=token), 200, "state")
+        state = _state(client, token, match)
         if state["version"] > after and _human_awaited(state):
             return state
         time.sleep(POLL_S)
@@ -195,7 +209,7 @@ def _level(client: Client, token: str, level: str, moves: int, gen: random.Rando
         body = {"game": "ekko", "players": 2, "bots": [{"seat": 1, "level": level}]}
         match = expect(client.post("/matches", body, token=token), 201, "create a bot match")["id"]
         triggers: set[int] = set()
-        state = expect(client.get(f"/matches/{match}/state", token=token), 200, "state")
+        state = _state(client, token, match)
         if 1 in state["awaiting"]:
             triggers.add(state["version"])
         while played < moves and state is not None and state["status"] == "active":
@@ -208,8 +222,10 @@ def _level(client: Client, token: str, level: str, moves: int, gen: random.Rando
             reply = client.post(
                 f"/matches/{match}/moves", {"move": move, "expected_version": state["version"]}, token=token
             )
-            if reply.status != 201:  # the bot's interrupt landed first: read again
-                state = expect(client.get(f"/matches/{match}/state", token=token), 200, "state")
+            if reply.status != 201:  # the bot's interrupt landed first (or a 502): read again
+                if reply.status == 502:
+                    BAD_GATEWAY.append(f"POST moves of {match}")
+                state = _state(client, token, match)
                 continue
             played += 1
             after = reply.json()
@@ -245,6 +261,7 @@ def _variant(label: str, var_dir: Path, database: Database, broker: str, redis: 
         gen = random.Random(15)
         _level(client, token, "random", 1, gen)  # warm-up: the workers are connected and have imported everything
         for level in LEVELS:
+            BAD_GATEWAY.clear()
             latencies, missing = _level(client, token, level, MOVES, gen)
             goal = (
                 f"goal p50 ≤ {(STRONG_SECONDS + 0.1) * 1e3:.0f} ms, think budget {STRONG_SECONDS * 1e3:.0f} ms"
@@ -254,7 +271,8 @@ def _variant(label: str, var_dir: Path, database: Database, broker: str, redis: 
             print(
                 f"    {level:7} {len(latencies):3} answers  p50 {median(latencies) * 1e3:7.1f} ms"
                 f"  p90 {p90(latencies) * 1e3:7.1f} ms  max {max(latencies, default=float('nan')) * 1e3:7.1f} ms"
-                f"  ({goal}{f'; {missing} unanswered within {ANSWER_S} s' if missing else ''})",
+                f"  ({goal}{f'; {missing} unanswered within {ANSWER_S} s' if missing else ''}"
+                f"{f'; {len(BAD_GATEWAY)} answers 502 from the front, read again' if BAD_GATEWAY else ''})",
                 flush=True,
             )
         client.close()
