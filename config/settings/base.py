@@ -156,6 +156,11 @@ SPECTACULAR_SETTINGS = {
 # Celery: filesystem:// broker under var/ by default (no server to install); Redis in production.
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "filesystem://")
 BROKER_DIR = VAR_DIR / "broker"
+# The filesystem broker is polled: kombu looks at the queue folder again after this long when it
+# found nothing (its default, 1 s, made a bot answer a human about 1 s late: issue 15). 0.05 s
+# costs make run's three workers about 1 % of a core while idle (bench section "bots"). Redis is
+# not polled: its workers block on BRPOP.
+TABULA_BROKER_POLL_S = float(os.environ.get("TABULA_BROKER_POLL_S", "0.05"))
 if CELERY_BROKER_URL.startswith("filesystem://"):
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(BROKER_DIR / "queue"),
@@ -163,6 +168,7 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
         "processed_folder": str(BROKER_DIR / "processed"),
         "control_folder": str(BROKER_DIR / "control"),
         "store_processed": False,
+        "polling_interval": TABULA_BROKER_POLL_S,
     }
 else:
     CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}

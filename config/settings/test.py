@@ -26,6 +26,7 @@ if CELERY_BROKER_URL.startswith("filesystem://"):  # noqa: F405
         "processed_folder": str(_test_broker / "processed"),
         "control_folder": str(_test_broker / "control"),
         "store_processed": False,
+        "polling_interval": TABULA_BROKER_POLL_S,  # noqa: F405
     }
 
 # Each pytest-xdist process gets its own queue, so a worker started by one never runs another's tasks.
