@@ -54,6 +54,7 @@ HOP_BY_HOP = {
 django_app = get_asgi_application()
 _client: aiohttp.ClientSession | None = None
 BUFFERED_BODY_BYTES = 64 * 1024  # bodies up to this size are read whole before gunicorn sees the request
+SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
 KEEPALIVE_S = 2.0  # below gunicorn's keep-alive (config/gunicorn.py), so an idle connection is dropped here first
 BAD_GATEWAY = (
     b'{"type":"https://tabula.example/problems/bad_gateway","title":"Bad gateway",'
@@ -144,7 +145,10 @@ async def _proxy(scope: Scope, receive: Receive, send: Send) -> None:
             if attempt == 2 or not (body is None or isinstance(body, bytes)):
                 break
         except (aiohttp.ClientError, OSError):
-            break
+            # A connection reset: a read (GET, HEAD, OPTIONS) is safe to send again; a write may
+            # have been applied, so it answers 502 and the client decides.
+            if attempt == 2 or scope["method"] not in SAFE_METHODS:
+                break
     if response is None:
         await send(
             {"type": "http.response.start", "status": 502, "headers": [(b"content-type", b"application/problem+json")]}

@@ -70,3 +70,40 @@ def test_the_stream_only_server_serves_its_own_metrics_and_no_api(monkeypatch):
     scraped, api = asyncio.run(scenario())
     assert scraped.status_code == 200 and "tabula_open_streams" in scraped.text
     assert api.status_code == 404
+
+
+def test_a_read_is_sent_again_when_the_first_connection_fails(monkeypatch):
+    """The first connection answers garbage and closes (a client error other than a clean
+    disconnect): a GET is sent once more on a new connection and answered."""
+    import socket
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    seen: list[bytes] = []
+
+    def serve() -> None:
+        for attempt in range(2):
+            conn, _ = listener.accept()
+            seen.append(conn.recv(65536))
+            if attempt == 0:
+                conn.sendall(b"NOT HTTP AT ALL\r\n\r\n")
+            else:
+                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
+            conn.close()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    monkeypatch.setenv("TABULA_STREAM_UPSTREAM_URL", f"http://127.0.0.1:{listener.getsockname()[1]}")
+    monkeypatch.setattr(stream, "_client", None)
+
+    async def scenario() -> httpx.Response:
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=stream.application), base_url="http://t") as c:
+            answer = await c.get("/api/v1/games")
+        await stream.close_upstream()
+        return answer
+
+    try:
+        answer = asyncio.run(scenario())
+    finally:
+        listener.close()
+    assert answer.status_code == 200 and answer.text == "ok"
+    assert len(seen) == 2 and all(r.startswith(b"GET /api/v1/games") for r in seen)
