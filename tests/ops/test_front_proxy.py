@@ -8,12 +8,21 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
 
 import httpx
 import pytest
 
 from config import stream
+
+
+def _run(coroutine: Any) -> Any:
+    """``asyncio.run`` on a thread of its own: in the full suite a session-wide Playwright browser
+    (tests/web) may hold a running event loop on this worker's main thread."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
 
 
 class _Upstream(BaseHTTPRequestHandler):
@@ -53,7 +62,7 @@ def test_the_front_never_hands_one_clients_cookie_to_another(upstream):
         await stream.close_upstream()
         return signed_in, anonymous, own
 
-    signed_in, anonymous, own = asyncio.run(scenario())
+    signed_in, anonymous, own = _run(scenario())
     assert signed_in.headers["set-cookie"].startswith("sessionid=staff-session")  # passed on to its client
     assert anonymous.text == ""  # and kept by nobody else
     assert own.text == "csrftoken=mine"  # a client's own cookies still go through
@@ -67,7 +76,7 @@ def test_the_stream_only_server_serves_its_own_metrics_and_no_api(monkeypatch):
         async with httpx.AsyncClient(transport=transport, base_url="http://t") as c:
             return await c.get("/metrics"), await c.get("/api/v1/games")
 
-    scraped, api = asyncio.run(scenario())
+    scraped, api = _run(scenario())
     assert scraped.status_code == 200 and "tabula_open_streams" in scraped.text
     assert api.status_code == 404
 
@@ -102,7 +111,7 @@ def test_a_read_is_sent_again_when_the_first_connection_fails(monkeypatch):
         return answer
 
     try:
-        answer = asyncio.run(scenario())
+        answer = _run(scenario())
     finally:
         listener.close()
     assert answer.status_code == 200 and answer.text == "ok"
