@@ -38,10 +38,11 @@ TYPES = (
 def notify(user: Any, type: str, payload: dict[str, Any], match: Match | None = None) -> Notification:
     """Append one entry to ``user``'s inbox in the current transaction; announced after the commit."""
     user_id = user if isinstance(user, int) else user.pk
-    seq = _next_seq(user_id)
-    note = sql.insert(
-        Notification(user_id=user_id, seq=seq, type=type, match=match, payload=payload, created_at=timezone.now())
-    )
+    with transaction.atomic(savepoint=False):  # the number and its entry together; no savepoint when nested
+        seq = _next_seq(user_id)
+        note = sql.insert(
+            Notification(user_id=user_id, seq=seq, type=type, match=match, payload=payload, created_at=timezone.now())
+        )
     from games import fanout  # fanout sits beside this module: it reads settings and Redis only
 
     fanout.announce_on_commit(note)
