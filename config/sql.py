@@ -70,8 +70,14 @@ def fetch(sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
 
 
 def for_update() -> str:
-    """`` FOR UPDATE`` where the database has row locks (SQLite locks the whole file on write)."""
-    return " FOR UPDATE" if connections[DEFAULT_DB_ALIAS].features.has_select_for_update else ""
+    """The row lock of a writer that changes the row but never its key: `` FOR NO KEY UPDATE`` on
+    PostgreSQL, so that it serialises writers without blocking another transaction's foreign-key
+    check on the row (``FOR KEY SHARE``, which ``FOR UPDATE`` would block, and deadlock on); nothing
+    on SQLite, which locks the whole file on write."""
+    features = connections[DEFAULT_DB_ALIAS].features
+    if features.has_select_for_no_key_update:
+        return " FOR NO KEY UPDATE"
+    return " FOR UPDATE" if features.has_select_for_update else ""
 
 
 def insert(instance: M) -> M:

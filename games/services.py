@@ -379,7 +379,9 @@ def _check_option_bounds(options: dict[str, Any]) -> None:
 def _check_quotas(user: User, *, with_bots: bool, stays_open: bool = False) -> None:
     """At most ``TABULA_MAX_OPEN_MATCHES`` open matches per creator, and ``TABULA_MAX_BOT_MATCHES``
     live matches with bots; the creator's row is locked so that racing creations count each other."""
-    User.objects.select_for_update().filter(pk=user.pk).values_list("pk", flat=True).first()
+    # NO KEY UPDATE: racing creations wait for each other, but another transaction's foreign-key
+    # check on this user (a notification, a seat) does not, so the two cannot deadlock.
+    User.objects.select_for_update(no_key=True).filter(pk=user.pk).values_list("pk", flat=True).first()
     mine = Match.objects.filter(created_by=user)
     cap = settings.TABULA_MAX_OPEN_MATCHES
     if stays_open and mine.filter(status=Match.Status.OPEN).count() >= cap:
@@ -440,7 +442,8 @@ def _rematch_create(match: Match, seats: list[Seat]) -> Match:
 
 
 def _lock(match_id: str) -> Match:
-    """``Match.objects.select_for_update().get(id=match_id)``, precompiled (`config.sql`): every write takes it."""
+    """``Match.objects.select_for_update(no_key=True).get(id=match_id)``, precompiled (`config.sql`):
+    every write takes it."""
     rows = sql.fetch(
         f"SELECT {sql.columns(Match, 'm')} FROM {sql.table(Match)} m WHERE m.id = %s{sql.for_update()}", [match_id]
     )
@@ -827,7 +830,7 @@ def deadlines_process(*, match_id: str, expected_version: int | None = None) -> 
     """
     applied = 0
     with transaction.atomic():
-        match = Match.objects.select_for_update().filter(id=match_id).first()
+        match = Match.objects.select_for_update(no_key=True).filter(id=match_id).first()  # as `_lock`
         if match is None or match.status != Match.Status.ACTIVE:
             return 0
         if expected_version is not None and match.version != expected_version:
