@@ -117,6 +117,11 @@ class ApiGuardMiddleware:
         if not length.isdigit():
             body = problem(400, "malformed_request", "Malformed request", "Content-Length is not a number.")
             return JsonResponse(body, status=400, content_type=PROBLEM)
+        if any(_FORBIDDEN_CHARS.search(k) or any(map(_FORBIDDEN_CHARS.search, v)) for k, v in request.GET.lists()):
+            detail = "Query parameters may not contain NUL or unpaired surrogates."  # PostgreSQL refuses them
+            return JsonResponse(
+                problem(400, "malformed_request", "Malformed request", detail), status=400, content_type=PROBLEM
+            )
         limit = body_limit(request.path)
         if int(length) > limit:
             # The body stays unread: gunicorn drains it off the socket in small chunks, never into memory.

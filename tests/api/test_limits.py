@@ -65,6 +65,16 @@ def test_nul_lone_surrogates_non_numbers_and_huge_integers_are_a_400(api, make_u
     assert r["Content-Type"] == PROBLEM
 
 
+@pytest.mark.parametrize("query", ["game=%00ekko", "status=active%00", "%00=1", "limit=5&game=%C3%AF%00"])
+def test_nul_in_a_query_parameter_is_a_400(api, make_user, query):
+    """Found by schemathesis: PostgreSQL refused the NUL in a filter, and the API answered 500."""
+    ann = make_user("ann")
+    for path in ("/api/v1/matches", "/api/v1/users/ann/matches"):
+        r = api(ann).get(f"{path}?{query}")
+        assert r.status_code == 400, (path, r.content)
+        assert r["Content-Type"] == PROBLEM and r.json()["code"] == "malformed_request"
+
+
 def test_a_huge_clock_is_a_400_and_joins_keep_working(api, make_user):
     ann, bob = make_user("ann"), make_user("bob")
     r = api(ann).post(
