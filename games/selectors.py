@@ -230,7 +230,8 @@ def match_visible_to(match: Match, user: User | None, code: str | None = None) -
     """
     if not match.private:
         return True
-    if code and match.invite_code and secrets.compare_digest(code, match.invite_code):
+    # bytes: compare_digest refuses str with non-ASCII characters, and a client may send any code
+    if code and match.invite_code and secrets.compare_digest(code.encode(), match.invite_code.encode()):
         return True
     if user is None or not user.is_authenticated:
         return False
