@@ -12,7 +12,7 @@ clocks, from ``GET events``); a bot's second record in a row (EKKO's "play again
 answer. Then the worker processes' CPU time while the service idles for ``BENCH_BOTS_IDLE_S``.
 
 Reported, never asserted (the goal, issue 15: random and greedy within 100 ms p50, strong within
-its think budget + 100 ms). Ports come from 8700-8799 (``BENCH_BOTS_PORTS`` overrides the range).
+its think budget + 100 ms).
 """
 
 from __future__ import annotations
@@ -20,10 +20,7 @@ from __future__ import annotations
 import contextlib
 import os
 import random
-import signal
-import socket
 import statistics
-import subprocess
 import time
 from collections.abc import Iterator
 from datetime import datetime
@@ -39,19 +36,8 @@ from games.bots import LEVELS, STRONG_SECONDS
 MOVES = int(os.environ.get("BENCH_BOT_MOVES", "20"))
 IDLE_S = float(os.environ.get("BENCH_BOTS_IDLE_S", "10"))
 REDIS = os.environ.get("BENCH_BOTS_REDIS_URL", "redis://127.0.0.1:6379/13")
-PORTS = os.environ.get("BENCH_BOTS_PORTS", "8700-8799")
 POLL_S = 0.02
 ANSWER_S = 30  # a bot that has not answered by then is reported as missing
-START_S = 120
-
-
-def _port() -> int:
-    low, high = (int(p) for p in PORTS.split("-"))
-    for port in range(low, high + 1):
-        with socket.socket() as sock, contextlib.suppress(OSError):
-            sock.bind(("127.0.0.1", port))
-            return port
-    raise RuntimeError(f"no free port in {PORTS}")
 
 
 def _p90(values: list[float]) -> float:
@@ -81,77 +67,14 @@ def _group_cpu(pgid: int) -> dict[str, float]:
 
 
 @contextlib.contextmanager
-def _service(var_dir: Path, database: Database, broker: str, redis: str | None) -> Iterator[tuple[str, int]]:
-    """``bin/run`` in a session of its own on ``var_dir``; yields its base URL and process group."""
-    port = _port()
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "config.settings.dev",
-        "TABULA_VAR_DIR": str(var_dir),
-        "PORT": str(port),
-        "TABULA_GUNICORN_SOCKET": str(var_dir / "gunicorn.sock"),
-        "PROMETHEUS_MULTIPROC_DIR": str(var_dir / "metrics"),
-        "DATABASE_URL": database.url,
-        "CELERY_BROKER_URL": broker,
-        "TABULA_RATE_LIMITS": "off",
-        "TABULA_MAX_BOT_MATCHES": "100",
-        "LOG_LEVEL": "WARNING",
-        "DEBUG": "false",
-    }
-    env.pop("REDIS_URL", None)
-    if redis:
-        env["REDIS_URL"] = redis
-    log = var_dir / "run.log"
-    with open(log, "ab") as out:
-        proc = subprocess.Popen(
-            [str(infra.ROOT / "bin" / "run")],
-            cwd=infra.ROOT,
-            env=env,
-            stdout=out,
-            stderr=out,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-    try:
-        base = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + START_S
-        while True:
-            if proc.poll() is not None:
-                raise RuntimeError(f"bin/run exited with {proc.returncode}:\n{infra._tail(log)}")
-            with contextlib.suppress(OSError):
-                if Client(base, timeout=2).get("/games").status == 200:
-                    break
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"bin/run did not answer within {START_S} s:\n{infra._tail(log)}")
-            time.sleep(0.2)
-        yield base, proc.pid
-    finally:
-        _stop(proc)
-
-
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    """What Ctrl-C does to ``make run`` (bin/run stops its processes in order), then the whole group."""
-    with contextlib.suppress(ProcessLookupError):
-        os.kill(proc.pid, signal.SIGTERM)
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        proc.wait(timeout=20)
-    for sig, grace in ((signal.SIGTERM, 5.0), (signal.SIGKILL, 0.0)):  # whatever is left of its session
-        try:
-            os.killpg(proc.pid, sig)
-        except ProcessLookupError:
-            break
-        end = time.monotonic() + grace
-        while time.monotonic() < end and _group_alive(proc.pid):
-            time.sleep(0.1)
-    proc.wait()
-
-
-def _group_alive(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-        return True
-    except ProcessLookupError:
-        return False
+def _service(var_dir: Path, database: Database, redis: str | None) -> Iterator[tuple[str, int]]:
+    """``bin/run`` (`bench.infra.service`) on ``var_dir``, on the filesystem broker or on ``redis``;
+    yields its base URL and process group."""
+    env = {**infra.environment(var_dir, database, "config.settings.dev"), "TABULA_MAX_BOT_MATCHES": "100"}
+    env.pop("REDIS_URL", None)  # the embedded variant uses no Redis at all
+    with infra.service(env, var_dir / "run.log", redis_url=redis or "") as server:
+        assert server.session is not None
+        yield server.base, server.session
 
 
 def _human_awaited(state: dict[str, Any]) -> bool:
@@ -257,9 +180,9 @@ def _idle_cpu(pgid: int, seconds: float) -> tuple[float, int]:
     return sum(after[p] - before[p] for p in after if p in before), len(after)
 
 
-def _variant(label: str, var_dir: Path, database: Database, broker: str, redis: str | None) -> None:
+def _variant(label: str, var_dir: Path, database: Database, redis: str | None) -> None:
     print(f"  {label}", flush=True)
-    with _service(var_dir, database, broker, redis) as (base, pgid):
+    with _service(var_dir, database, redis) as (base, pgid):
         client = Client(base)
         name = f"botlat{os.getpid()}{var_dir.name[:2]}"
         token = expect(
@@ -313,7 +236,7 @@ def run(tmp: Path) -> None:
     embedded = tmp / "embedded"
     embedded.mkdir(exist_ok=True)
     with infra.sqlite_database(embedded) as database:
-        _variant("embedded default (SQLite, filesystem:// broker)", embedded, database, "filesystem://", None)
+        _variant("embedded default (SQLite, filesystem:// broker)", embedded, database, None)
     why = _redis_ok(REDIS)
     if why is not None:
         print(f"  Redis at {REDIS} is not reachable ({why}): the Redis rows are skipped")
@@ -330,4 +253,4 @@ def run(tmp: Path) -> None:
         _flush(REDIS)
         stack.callback(_flush, REDIS)
         note = "" if reason is None else f"; PostgreSQL is not reachable: {reason}"
-        _variant(f"Redis ({REDIS}, {database.kind}: {database.label}{note})", on_redis, database, REDIS, REDIS)
+        _variant(f"Redis ({REDIS}, {database.kind}: {database.label}{note})", on_redis, database, REDIS)
