@@ -416,7 +416,7 @@ class Draft(Generic[D]):
             self._pending = changes
 
     def emit(self, kind: str, data: Mapping[str, Any], to: Iterable[Seat] | None = None) -> None:
-        self.effects.append(Effect(kind, data, None if to is None else frozenset(to)))
+        self.effects.append(_effect(kind, data, None if to is None else frozenset(to)))
 
     def done(self) -> tuple[D, tuple[Effect, ...]]:
         return self.state, tuple(self.effects)
@@ -457,14 +457,10 @@ def _copy(state: D, changes: dict[str, Any]) -> D:
 def _copier(cls: type) -> _Copier:
     """The copy function of one state class.
 
-    For a frozen class whose fields are all slots (and which has no ``__post_init__``), the copy
-    skips the dataclass ``__init__`` (the fields were valid already; it would set each slot through
-    ``object.__setattr__``, most of a 25-field copy's cost). It is made as an instance of a
-    mutable twin of the class: a subclass that adds no slots (so the same memory layout) and puts
-    back `object`'s ``__setattr__`` and ``__delattr__`` (so an attribute store is a plain slot
-    write). A function generated once per class, as `dataclasses` generates ``__init__``, stores
-    every field of the old state and then the changes, and turns the copy into an instance of the
-    class itself by assigning its ``__class__``; the twin never escapes.
+    For a class whose fields are all slots (and which has no ``__post_init__``), the copy skips the
+    dataclass ``__init__`` (the fields were valid already; a frozen class's sets each slot through
+    ``object.__setattr__``, most of a 25-field copy's cost): a function generated once per class
+    (`_generated`) stores every field of the old state and then the changes.
     """
     fields = dataclasses.fields(cls)
     names = tuple(f.name for f in fields)
@@ -495,6 +491,28 @@ def _copier(cls: type) -> _Copier:
             return cls(*values)
 
         return rebuild
+    body = [f"new.{name} = state.{name}" for name in names]
+    body += [
+        "for name, value in changes.items():",
+        "    if name not in _index:",
+        "        _check(changes)",
+        "    _setattr(new, name, value)",
+    ]
+    scope = {"_index": index, "_check": check, "_setattr": setattr}
+    copy: _Copier = _generated(cls, "state, changes", body, scope)
+    return copy
+
+
+def _generated(cls: type, args: str, body: list[str], scope: dict[str, Any]) -> Callable[..., Any]:
+    """A function of ``args`` that makes a new instance ``new`` of the slotted class ``cls``,
+    runs ``body`` (which stores its fields, ``new.name = …``) and returns it, without running
+    ``__init__``; compiled once, as `dataclasses` compiles ``__init__``.
+
+    ``new`` is made as an instance of a mutable twin of ``cls``: a subclass that adds no slots (so
+    the same memory layout) and puts back `object`'s ``__setattr__`` and ``__delattr__`` (so each
+    store is a plain slot write, not a frozen class's ``object.__setattr__`` call); assigning its
+    ``__class__`` then makes it an instance of ``cls`` itself. The twin never escapes.
+    """
     twin = type(
         cls.__name__,
         (cls,),
@@ -506,27 +524,19 @@ def _copier(cls: type) -> _Copier:
             "__delattr__": object.__delattr__,
         },
     )
-    lines = ["def copy(state, changes):", "    new = _new(_twin)"]
-    lines += [f"    new.{name} = state.{name}" for name in names]
-    lines += [
-        "    for name, value in changes.items():",
-        "        if name not in _index:",
-        "            _check(changes)",
-        "        _setattr(new, name, value)",
-        "    new.__class__ = _cls",
-        "    return new",
-    ]
-    scope: dict[str, Any] = {
-        "_new": object.__new__,
-        "_twin": twin,
-        "_cls": cls,
-        "_index": index,
-        "_check": check,
-        "_setattr": setattr,
-    }
+    lines = [f"def generated({args}):", "    new = _new(_twin)"]
+    lines += [f"    {line}" for line in body]
+    lines += ["    new.__class__ = _cls", "    return new"]
+    scope = {**scope, "_new": object.__new__, "_twin": twin, "_cls": cls}
     exec("\n".join(lines), scope)  # field names only, as dataclasses builds __init__
-    copy: _Copier = scope["copy"]
-    return copy
+    function: Callable[..., Any] = scope["generated"]
+    return function
+
+
+# `Draft.emit`'s effects, made by `_generated` (about 0.3 µs less each than `Effect(...)`)
+_effect: Callable[[str, Mapping[str, Any], frozenset[Seat] | None], Effect] = _generated(
+    Effect, "kind, data, to", ["new.kind = kind", "new.data = data", "new.to = to"], {}
+)
 
 
 __all__ = ["Arg", "ClassVar", "Draft", "MoveCodec", "arg", "parse_options"]
