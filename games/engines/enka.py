@@ -723,23 +723,18 @@ def view(state: State, viewer: Seat | None, timer_deadline: str | None = None) -
 # ``d.set``. Writes are collected; reading ``d.state`` after a write folds them into a new copy of
 # the 25-field `State`, which is most of what a record costs. So seats and directions are read
 # from a state taken before the writes (placing or drawing a card changes neither), and the
-# helpers take ``**also``: changes their caller still has to make (the move count), merged into
-# their own writes before anything reads the state again. A card laid on one's turn whose effect
-# draws nothing, a draw, a `keep` and most timeouts thus build one new state; a draw that is then
+# record is counted against the move cap by `_finish`, after the rules' own writes (nothing in
+# between reads the count; a deal resets it). A card laid on one's turn whose effect draws
+# nothing, a draw, a `keep` and most timeouts thus build one new state; a draw that is then
 # played, a TAKE or a ONE call two.
 
 
-def _counted(state: State) -> dict[str, Any]:
-    """The change that counts this record against ``round_move_cap`` (§2.6), for a helper's ``also``."""
-    return {"moves_this_round": state.moves_this_round + 1}
-
-
-def _start_turn(d: Draft[State], seat: Seat, **also: Any) -> None:
+def _start_turn(d: Draft[State], seat: Seat) -> None:
     """A fresh `turn` for ``seat``."""
-    d.set(**also, current=seat, phase="turn", drawn=None)
+    d.set(current=seat, phase="turn", drawn=None)
 
 
-def _take(d: Draft[State], seat: Seat, count: int, cause: str, **also: Any) -> tuple[str, ...]:
+def _take(d: Draft[State], seat: Seat, count: int, cause: str) -> tuple[str, ...]:
     """The cards ``seat`` drew, reshuffling if allowed (fewer than ``count`` when the pile ran out, §2.6)."""
     s = d.state
     pile, discard, used = s.draw_pile, s.discard, s.reshuffles_used
@@ -758,11 +753,8 @@ def _take(d: Draft[State], seat: Seat, count: int, cause: str, **also: Any) -> t
         got += pile[:take]
         pile = pile[take:]
     if not got:  # a reshuffle always yields a card: nothing changed
-        if also:
-            d.set(**also)
         return got
     d.set(
-        **also,
         draw_pile=pile,
         discard=discard,
         reshuffles_used=used,
@@ -774,12 +766,12 @@ def _take(d: Draft[State], seat: Seat, count: int, cause: str, **also: Any) -> t
     return got
 
 
-def _draw(d: Draft[State], seat: Seat, count: int, cause: str, **also: Any) -> bool:
+def _draw(d: Draft[State], seat: Seat, count: int, cause: str) -> bool:
     """Give ``seat`` ``count`` cards (§2.6); False if the pile ran out first."""
-    return len(_take(d, seat, count, cause, **also)) == count
+    return len(_take(d, seat, count, cause)) == count
 
 
-def _place(d: Draft[State], x: Seat, card: str, chosen: str | None, one: bool | None, via: str, **also: Any) -> None:
+def _place(d: Draft[State], x: Seat, card: str, chosen: str | None, one: bool | None, via: str) -> None:
     """§2.7.7 place: lay ``card`` from X's hand, resolve it, then the ONE rule and the next turn.
 
     Every way out (the next turn, or the end of the round) clears ``drawn``."""
@@ -790,7 +782,6 @@ def _place(d: Draft[State], x: Seat, card: str, chosen: str | None, one: bool | 
     called = bool(one) and left == 1
     color = chosen if card in WILDS else COLOR_OF[card]
     d.set(
-        **also,
         hands=put(s.hands, x, hand[:i] + hand[i + 1 :]),
         one_called=put(s.one_called, x, False),
         place_seq=s.place_seq + 1,
@@ -999,8 +990,10 @@ def _deal(d: Draft[State]) -> None:
         _start_turn(d, following)
 
 
-def _finish(d: Draft[State]) -> tuple[State, tuple[Effect, ...]]:
-    """Apply the move cap (§2.6), deal what is due, and return the new state and its effects."""
+def _finish(d: Draft[State], state: State) -> tuple[State, tuple[Effect, ...]]:
+    """Count the record (from ``state``, the one it was applied to) against ``round_move_cap`` and
+    apply the cap (§2.6), deal what is due, and return the new state and its effects."""
+    d.set(moves_this_round=state.moves_this_round + 1)
     s = d.state
     if s.phase in ("turn", "drawn") and s.moves_this_round >= s.config.round_move_cap:
         _end_round(d, "move_cap", None)
@@ -1024,9 +1017,9 @@ def _check_color(card: str, color: str | None, what: str) -> None:
 def _penalty(state: State, seat: Seat) -> tuple[State, tuple[Effect, ...]]:
     """§2.7.6 strict mode: the card stays in the hand and the seat draws one card."""
     d = Draft(state)
-    if not _draw(d, seat, 1, "penalty", **_counted(state)):
+    if not _draw(d, seat, 1, "penalty"):
         _end_round(d, "exhausted", None)
-    return _finish(d)
+    return _finish(d, state)
 
 
 def apply(state: State, seat: Seat, move: Move) -> tuple[State, tuple[Effect, ...]]:
@@ -1050,8 +1043,8 @@ def apply(state: State, seat: Seat, move: Move) -> tuple[State, tuple[Effect, ..
                 return _penalty(state, seat)
             raise _illegal("card_does_not_match", "that card matches neither the colour nor the top card")
         d = Draft(state)
-        _place(d, seat, move.card, move.color, move.one, "turn", **_counted(state))
-        return _finish(d)
+        _place(d, seat, move.card, move.color, move.one, "turn")
+        return _finish(d, state)
     if isinstance(move, Draw):
         if state.phase != "turn":
             raise _illegal("wrong_phase", "you have already drawn: play_drawn or keep")
@@ -1060,7 +1053,7 @@ def apply(state: State, seat: Seat, move: Move) -> tuple[State, tuple[Effect, ..
         if not _can_supply(state) and _holds_match(state, seat):
             raise _illegal("must_play_pile_exhausted", "the pile is exhausted and you can play: play a card")
         d = Draft(state)
-        got = _take(d, seat, 1, "turn", **_counted(state))
+        got = _take(d, seat, 1, "turn")
         if not got:
             _end_round(d, "exhausted", None)
         elif move.if_playable == "ask":
@@ -1070,7 +1063,7 @@ def apply(state: State, seat: Seat, move: Move) -> tuple[State, tuple[Effect, ..
         else:
             d.emit("kept", {"seat": seat})
             _start_turn(d, _next_seat(state, seat))
-        return _finish(d)
+        return _finish(d, state)
     if isinstance(move, PlayDrawn):
         card = state.drawn
         if state.phase != "drawn" or card is None:
@@ -1079,15 +1072,15 @@ def apply(state: State, seat: Seat, move: Move) -> tuple[State, tuple[Effect, ..
         if not matches(card, top, state.current_color, cfg.symbol_match):
             raise _illegal("drawn_card_does_not_match", "the drawn card does not match: keep it")
         d = Draft(state)
-        _place(d, seat, card, move.color, move.one, "drawn", **_counted(state))
-        return _finish(d)
+        _place(d, seat, card, move.color, move.one, "drawn")
+        return _finish(d, state)
     if isinstance(move, Keep):
         if state.phase != "drawn":
             raise _illegal("wrong_phase", "keep follows a draw with if_playable ask")
         d = Draft(state)
-        _start_turn(d, _next_seat(state, seat), **_counted(state))
+        _start_turn(d, _next_seat(state, seat))
         d.emit("kept", {"seat": seat})
-        return _finish(d)
+        return _finish(d, state)
     raise InvalidMove("not an Enka move")
 
 
@@ -1116,8 +1109,8 @@ def _jump_in(state: State, seat: Seat, move: JumpIn) -> tuple[State, tuple[Effec
     if move.card not in state.hands[seat]:
         raise _illegal("card_not_in_hand", "you do not hold that card")
     d = Draft(state)  # a jump-in during `drawn` cancels the choice (`_place` clears it); the drawer keeps the card
-    _place(d, seat, move.card, None, move.one, "jump_in", **_counted(state))
-    return _finish(d)
+    _place(d, seat, move.card, None, move.one, "jump_in")
+    return _finish(d, state)
 
 
 def timeout(state: State, seat: Seat) -> tuple[State, tuple[Effect, ...]]:
@@ -1125,21 +1118,19 @@ def timeout(state: State, seat: Seat) -> tuple[State, tuple[Effect, ...]]:
     if seat not in awaiting(state):
         raise NotAwaited("that seat is not awaited")
     d = Draft(state)
-    counted = _counted(state)
     if state.phase == "drawn":
-        _start_turn(d, _next_seat(state, seat), **counted)
+        _start_turn(d, _next_seat(state, seat))
         d.emit("kept", {"seat": seat})
     elif _can_supply(state):
-        _draw(d, seat, 1, "timeout", **counted)
+        _draw(d, seat, 1, "timeout")
         d.emit("kept", {"seat": seat})
         _start_turn(d, _next_seat(state, seat))
     elif _holds_match(state, seat):  # an absent player cannot end the round
-        _start_turn(d, _next_seat(state, seat), **counted)
+        _start_turn(d, _next_seat(state, seat))
         d.emit("skipped", {"seat": seat, "cause": "timeout_no_draw"})
     else:
-        d.set(**counted)
         _end_round(d, "exhausted", None)
-    return _finish(d)
+    return _finish(d, state)
 
 
 def resign(state: State, seat: Seat) -> tuple[State, tuple[Effect, ...]]:

@@ -377,7 +377,7 @@ class Draft(Generic[D]):
     Changes are collected and folded into a new state only when the state is next read (or at
     `done`), so several `set` calls in a row build one state, not several. The copy is made
     without re-running the dataclass ``__init__`` (the fields were valid already), unless the
-    class has a ``__post_init__`` or no slots (`_copy`).
+    class has a ``__post_init__`` or no slots (`_copier`).
 
     >>> @dataclasses.dataclass(frozen=True)
     ... class Counter:
@@ -416,54 +416,127 @@ class Draft(Generic[D]):
             self._pending = changes
 
     def emit(self, kind: str, data: Mapping[str, Any], to: Iterable[Seat] | None = None) -> None:
-        self.effects.append(Effect(kind, data, None if to is None else frozenset(to)))
+        self.effects.append(_effect(kind, data, None if to is None else frozenset(to)))
 
     def done(self) -> tuple[D, tuple[Effect, ...]]:
         return self.state, tuple(self.effects)
 
 
-_Layout = tuple[Callable[[Any], tuple[Any, ...]], dict[str, int], tuple[Callable[[Any, Any], None], ...] | None]
-_LAYOUT: dict[type, _Layout] = {}
+_Copier = Callable[[Any, dict[str, Any]], Any]
+_COPIERS: dict[type, _Copier] = {}
 
 
 def _copy(state: D, changes: dict[str, Any]) -> D:
-    """``dataclasses.replace(state, **changes)``, about three times as fast for a slotted class: one
-    C call reads every field, and the new instance's slots are filled directly (its ``__init__``
-    would only set them again, one ``object.__setattr__`` each). A class with a ``__post_init__``
-    or without slots is built by its ``__init__``.
+    """``dataclasses.replace(state, **changes)``, about four times as fast for a frozen slotted
+    class (see `_copier`); a class with a ``__post_init__`` or without slots is built by its
+    ``__init__``.
 
     >>> @dataclasses.dataclass(frozen=True, slots=True)
     ... class Pair:
     ...     a: int
     ...     b: tuple[int, ...]
-    >>> _copy(Pair(1, (2,)), {"b": (3,)})
-    Pair(a=1, b=(3,))
+    >>> old = Pair(1, (2,))
+    >>> new = _copy(old, {"b": (3,)})
+    >>> new, type(new) is Pair, old
+    (Pair(a=1, b=(3,)), True, Pair(a=1, b=(2,)))
+    >>> new.a = 2
+    Traceback (most recent call last):
+    dataclasses.FrozenInstanceError: cannot assign to field 'a'
+    >>> _copy(new, {"c": 4})
+    Traceback (most recent call last):
+    TypeError: Pair has no field 'c'
     """
     cls = type(state)
-    layout = _LAYOUT.get(cls)
-    if layout is None:
-        fields = dataclasses.fields(cls)
-        if len(fields) < 2 or not all(f.init for f in fields):
-            return dataclasses.replace(state, **changes)
-        slots = [s for f in fields if isinstance(s := vars(cls).get(f.name), types.MemberDescriptorType)]
-        direct = len(slots) == len(fields) and not hasattr(cls, "__post_init__")
-        layout = _LAYOUT[cls] = (
-            operator.attrgetter(*(f.name for f in fields)),
-            {f.name: i for i, f in enumerate(fields)},
-            tuple(s.__set__ for s in slots) if direct else None,
-        )
-    read, index, setters = layout
-    values = list(read(state))
-    for name, value in changes.items():
-        if name not in index:
-            raise TypeError(f"{cls.__name__} has no field {name!r}")
-        values[index[name]] = value
-    if setters is None:
-        return cls(*values)
-    new: D = object.__new__(cls)
-    for put, value in zip(setters, values, strict=True):
-        put(new, value)
+    copier = _COPIERS.get(cls)
+    if copier is None:
+        copier = _COPIERS[cls] = _copier(cls)
+    new: D = copier(state, changes)
     return new
+
+
+def _copier(cls: type) -> _Copier:
+    """The copy function of one state class.
+
+    For a class whose fields are all slots (and which has no ``__post_init__``), the copy skips the
+    dataclass ``__init__`` (the fields were valid already; a frozen class's sets each slot through
+    ``object.__setattr__``, most of a 25-field copy's cost): a function generated once per class
+    (`_generated`) stores every field of the old state and then the changes.
+    """
+    fields = dataclasses.fields(cls)
+    names = tuple(f.name for f in fields)
+    index = frozenset(names)
+
+    def check(changes: dict[str, Any]) -> None:
+        for name in changes:
+            if name not in index:
+                raise TypeError(f"{cls.__name__} has no field {name!r}")
+
+    if len(fields) < 2 or not all(f.init for f in fields):
+
+        def replace(state: Any, changes: dict[str, Any]) -> Any:
+            check(changes)
+            return dataclasses.replace(state, **changes)
+
+        return replace
+    slotted = all(isinstance(vars(cls).get(name), types.MemberDescriptorType) for name in names)
+    if not slotted or hasattr(cls, "__post_init__"):
+        read = operator.attrgetter(*names)
+        position = {name: i for i, name in enumerate(names)}
+
+        def rebuild(state: Any, changes: dict[str, Any]) -> Any:
+            check(changes)
+            values = list(read(state))
+            for name, value in changes.items():
+                values[position[name]] = value
+            return cls(*values)
+
+        return rebuild
+    body = [f"new.{name} = state.{name}" for name in names]
+    body += [
+        "for name, value in changes.items():",
+        "    if name not in _index:",
+        "        _check(changes)",
+        "    _setattr(new, name, value)",
+    ]
+    scope = {"_index": index, "_check": check, "_setattr": setattr}
+    copy: _Copier = _generated(cls, "state, changes", body, scope)
+    return copy
+
+
+def _generated(cls: type, args: str, body: list[str], scope: dict[str, Any]) -> Callable[..., Any]:
+    """A function of ``args`` that makes a new instance ``new`` of the slotted class ``cls``,
+    runs ``body`` (which stores its fields, ``new.name = …``) and returns it, without running
+    ``__init__``; compiled once, as `dataclasses` compiles ``__init__``.
+
+    ``new`` is made as an instance of a mutable twin of ``cls``: a subclass that adds no slots (so
+    the same memory layout) and puts back `object`'s ``__setattr__`` and ``__delattr__`` (so each
+    store is a plain slot write, not a frozen class's ``object.__setattr__`` call); assigning its
+    ``__class__`` then makes it an instance of ``cls`` itself. The twin never escapes.
+    """
+    twin = type(
+        cls.__name__,
+        (cls,),
+        {
+            "__slots__": (),
+            "__module__": cls.__module__,
+            "__qualname__": f"{cls.__qualname__}._draft_twin",
+            "__setattr__": object.__setattr__,
+            "__delattr__": object.__delattr__,
+        },
+    )
+    lines = [f"def generated({args}):", "    new = _new(_twin)"]
+    lines += [f"    {line}" for line in body]
+    lines += ["    new.__class__ = _cls", "    return new"]
+    scope = {**scope, "_new": object.__new__, "_twin": twin, "_cls": cls}
+    exec("\n".join(lines), scope)  # field names only, as dataclasses builds __init__
+    function: Callable[..., Any] = scope["generated"]
+    return function
+
+
+# `Draft.emit`'s effects, made by `_generated` (about 0.3 µs less each than `Effect(...)`)
+_effect: Callable[[str, Mapping[str, Any], frozenset[Seat] | None], Effect] = _generated(
+    Effect, "kind, data, to", ["new.kind = kind", "new.data = data", "new.to = to"], {}
+)
 
 
 __all__ = ["Arg", "ClassVar", "Draft", "MoveCodec", "arg", "parse_options"]
