@@ -711,15 +711,11 @@ def _handed_on(
 
     None when the next turn starts with a forced draw (§1.7.5): `_begin_turn` handles that.
     """
-    active = state.active
-    nxt = _next_active(active, seat)
-    obligation: Obligation = FREE if area_by[-1] == nxt else NORMAL  # §1.5.3
-    if state.config.auto_forced_draw and obligation != FREE:
-        top = area[-1]
-        m = MIRROR[top]
-        if (m is None or m in area) and not _has_playable(hands[nxt], (), top, obligation):
-            return None
-    locked = ((),) * len(active) if any(state.locked) else state.locked  # §1.7.6: freed as a turn starts
+    nxt = _next_active(state.active, seat)
+    obligation = _obligation_of(area_by, nxt)
+    if state.config.auto_forced_draw and obligation != FREE and _stuck(hands[nxt], (), area, obligation):
+        return None
+    locked = _freed(state.locked)
     d = Draft(state)
     d.set(
         phase=TURN,
@@ -742,11 +738,8 @@ def _begin_turn(d: Draft[State], seat: Seat) -> None:
     auto = d.state.config.auto_forced_draw
     while True:
         st = d.state
-        obligation: Obligation = FREE if st.area_by[-1] == seat else NORMAL  # §1.5.3: free iff top.by == P
-        if any(st.locked):  # §1.7.6: locked cards free up when a turn starts
-            d.set(current=seat, obligation=obligation, locked=((),) * len(st.locked))
-        else:
-            d.set(current=seat, obligation=obligation)
+        obligation = _obligation_of(st.area_by, seat)
+        d.set(current=seat, obligation=obligation, locked=_freed(st.locked))
         if not auto or obligation == FREE or not _publicly_stuck(d.state, seat):
             return
         if _draw(d, seat, "turn", auto=True) is None:
@@ -765,13 +758,27 @@ def _begin_again(d: Draft[State], seat: Seat) -> None:
         _begin_turn(d, _next_active(d.state.active, seat))
 
 
-def _publicly_stuck(state: State, seat: Seat) -> bool:
-    """§1.7.5 (a) no legal card and (b) everyone can see the seat cannot mirror."""
-    top = state.area[-1]
-    if _has_playable(state.hands[seat], state.locked[seat], top, state.obligation):
-        return False
+def _obligation_of(area_by: tuple[Seat, ...], seat: Seat) -> Obligation:
+    """§1.5.3: a turn is free play exactly when the seat itself placed the top card."""
+    return FREE if area_by[-1] == seat else NORMAL
+
+
+def _freed(locked: tuple[tuple[int, ...], ...]) -> tuple[tuple[int, ...], ...]:
+    """§1.7.6: locked cards free up when a turn starts."""
+    return ((),) * len(locked) if any(locked) else locked
+
+
+def _stuck(hand: tuple[int, ...], locked: tuple[int, ...], area: tuple[int, ...], obligation: str | None) -> bool:
+    """§1.7.5: (b) everyone can see the seat cannot mirror the top card (checked first: it is the
+    cheaper test), and (a) the seat holds no legal card."""
+    top = area[-1]
     m = MIRROR[top]
-    return m is None or m in state.area
+    return (m is None or m in area) and not _has_playable(hand, locked, top, obligation)
+
+
+def _publicly_stuck(state: State, seat: Seat) -> bool:
+    """`_stuck` for the seat whose turn it is, with its locked cards."""
+    return _stuck(state.hands[seat], state.locked[seat], state.area, state.obligation)
 
 
 def _end_round(d: Draft[State], reason: str, went_out: Seat | None) -> None:
