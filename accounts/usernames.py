@@ -47,7 +47,9 @@ _ASCII_LOOKALIKES = str.maketrans("01i|", "olll")
 def skeleton(username: str) -> str:
     """The confusable skeleton: two names with one skeleton look alike and cannot both exist."""
     table = _prototypes()
-    text = unicodedata.normalize("NFD", normalise(username))
+    # case-folded before the mapping as well: the prototypes of a capital and its small letter may
+    # differ (Cyrillic Ә maps to Latin Ə, whose small letter is ə, but ә maps to ǝ)
+    text = unicodedata.normalize("NFD", key(username))
     mapped = "".join(table.get(c, c) for c in text if not unicodedata.combining(c) or c in table)
     mapped = unicodedata.normalize("NFD", mapped).casefold()
     # TR39 maps these ASCII look-alikes together as well (rn/m, 0/o, 1/l/i, |)

@@ -9,7 +9,7 @@ from datetime import timedelta
 import pytest
 from django.test import override_settings
 from django.utils import timezone
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from accounts import usernames
@@ -117,8 +117,25 @@ def test_login_is_case_insensitive_and_unknown_names_hash_too(people, api, monke
 
 
 @given(st.text(min_size=1, max_size=12))
+@example("Ә")  # CI found it: Cyrillic Ә's prototype is Latin Ə (small ə), ә's is ǝ; now case-folded first
 def test_skeleton_is_stable_under_nfkc_and_case(name):
     assert usernames.skeleton(name) == usernames.skeleton(usernames.normalise(name).upper().lower())
+
+
+def test_the_0003_migration_recomputes_skeletons_and_an_earlier_account_keeps_a_shared_one(make_user):
+    from importlib import import_module
+
+    from django.apps import apps
+
+    refresh = import_module("accounts.migrations.0003_refresh_skeletons")._refresh
+    first, later = make_user("Әlice"), make_user("bob")
+    User.objects.filter(pk=first.pk).update(username_skeleton="stale")
+    User.objects.filter(pk=later.pk).update(username="әlice", username_skeleton="bob")  # a case variant
+    refresh(apps, None)
+    first.refresh_from_db()
+    later.refresh_from_db()
+    assert first.username_skeleton == usernames.skeleton("Әlice") == usernames.skeleton("әlice")
+    assert later.username_skeleton is None
 
 
 def test_delete_me_keeps_finished_matches_with_a_deleted_player(toy_game, people, api):
