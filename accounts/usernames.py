@@ -45,13 +45,19 @@ _ASCII_LOOKALIKES = str.maketrans("01i|", "olll")
 
 
 def skeleton(username: str) -> str:
-    """The confusable skeleton: two names with one skeleton look alike and cannot both exist."""
+    """The confusable skeleton: two names with one skeleton look alike and cannot both exist.
+
+    It is a function of the name's capitals, so a name and its case variants (one account, by
+    `key`) share it: the capitals are mapped to their prototypes first (Greek Β → B), then the
+    case-folded result once more (what only a small letter resembles: Cyrillic һ → h).
+    """
     table = _prototypes()
-    # case-folded before the mapping as well: the prototypes of a capital and its small letter may
-    # differ (Cyrillic Ә maps to Latin Ə, whose small letter is ə, but ә maps to ǝ)
-    text = unicodedata.normalize("NFD", key(username))
-    mapped = "".join(table.get(c, c) for c in text if not unicodedata.combining(c) or c in table)
-    mapped = unicodedata.normalize("NFD", mapped).casefold()
+
+    def mapped(text: str) -> str:
+        text = unicodedata.normalize("NFD", text)
+        out = "".join(table.get(c, c) for c in text if not unicodedata.combining(c) or c in table)
+        return unicodedata.normalize("NFD", out).casefold()
+
+    folded = mapped(mapped(normalise(username).upper()))
     # TR39 maps these ASCII look-alikes together as well (rn/m, 0/o, 1/l/i, |)
-    mapped = mapped.replace("rn", "m").translate(_ASCII_LOOKALIKES)
-    return mapped
+    return folded.replace("rn", "m").translate(_ASCII_LOOKALIKES)

@@ -1,5 +1,5 @@
-"""Recompute ``username_skeleton`` after `accounts.usernames.skeleton` began case-folding before
-its confusables mapping (a capital and its small letter could have different skeletons).
+"""Recompute ``username_skeleton`` now that `accounts.usernames.skeleton` is taken from a name's
+capitals (before, a capital and its small letter could have different skeletons: Ә and ә).
 
 As in 0002: in account order, a name whose skeleton an earlier account already holds keeps none.
 """

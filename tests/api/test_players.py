@@ -117,9 +117,30 @@ def test_login_is_case_insensitive_and_unknown_names_hash_too(people, api, monke
 
 
 @given(st.text(min_size=1, max_size=12))
-@example("Ә")  # CI found it: Cyrillic Ә's prototype is Latin Ə (small ə), ә's is ǝ; now case-folded first
+@example("Ә")  # CI found it: Cyrillic Ә's prototype is Latin Ə (small ə), ә's is ǝ
+@example("β")  # Greek Β's is B, β's none: the skeleton is taken from the capitals
 def test_skeleton_is_stable_under_nfkc_and_case(name):
     assert usernames.skeleton(name) == usernames.skeleton(usernames.normalise(name).upper().lower())
+
+
+@pytest.mark.parametrize(
+    ("name", "lookalike"),
+    [
+        ("ΒΟΒ", "bob"),
+        ("βοβ", "bob"),
+        ("раypal", "paypal"),
+        ("һello", "hello"),
+        ("ԁog", "dog"),
+        ("ΑΡΡLΕ", "apple"),
+        ("rnary", "mary"),
+        ("AIice", "alice"),
+        ("0scar", "oscar"),
+        ("ѕаm", "sam"),
+        ("Ꭺmy", "amy"),
+    ],
+)
+def test_look_alikes_in_capitals_and_in_small_letters_share_a_skeleton(name, lookalike):
+    assert usernames.skeleton(name) == usernames.skeleton(lookalike)
 
 
 def test_the_0003_migration_recomputes_skeletons_and_an_earlier_account_keeps_a_shared_one(make_user):
