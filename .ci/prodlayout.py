@@ -432,7 +432,7 @@ def smoke(layout: Layout) -> None:
 
     wait_for("bot and timer metrics from the workers", worker_saw_bots_and_timers, timeout=30)
 
-    aborted = layout.manage("abort_match", timed_id, "--reason", "smoke test")
+    aborted = layout.manage("abort_match", "--reason", "smoke test", "--", timed_id)  # an id may start with "-"
     assert aborted.returncode == 0, aborted.stderr
     state = expect(http("GET", f"{base}/api/v1/matches/{timed_id}", token=ben), 200, "match").json()
     assert state["status"] == "aborted", state
@@ -517,7 +517,7 @@ def scale(layout: Layout) -> None:
 
     wait_for("three timeouts in each timed match", lambda: all(len(timeouts(m)) >= 3 for m in timed), timeout=90)
     for mid in timed:
-        aborted = layout.manage("abort_match", mid, "--reason", "scale test over")
+        aborted = layout.manage("abort_match", "--reason", "scale test over", "--", mid)  # an id may start with "-"
         assert aborted.returncode == 0, aborted.stderr
     time.sleep(1.0)  # the last timer's metric is counted after its commit
     records = sum(len(timeouts(m)) for m in timed)
