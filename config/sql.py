@@ -69,38 +69,34 @@ def fetch(sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
         return list(cursor.fetchall())
 
 
-def for_update() -> str:
+def for_update(of: str = "") -> str:
     """The row lock of a writer that changes the row but never its key: `` FOR NO KEY UPDATE`` on
     PostgreSQL, so that it serialises writers without blocking another transaction's foreign-key
     check on the row (``FOR KEY SHARE``, which ``FOR UPDATE`` would block, and deadlock on); nothing
-    on SQLite, which locks the whole file on write."""
+    on SQLite, which locks the whole file on write. ``of``: the alias whose rows are locked, in a join."""
     features = connections[DEFAULT_DB_ALIAS].features
+    of = f" OF {of}" if of and features.has_select_for_update_of else ""
     if features.has_select_for_no_key_update:
-        return " FOR NO KEY UPDATE"
-    return " FOR UPDATE" if features.has_select_for_update else ""
+        return f" FOR NO KEY UPDATE{of}"
+    return f" FOR UPDATE{of}" if features.has_select_for_update else ""
 
 
-def insert(instance: M) -> M:
-    """``instance.save()`` of a new row, as one precompiled INSERT … RETURNING its key (no signals:
-    nothing here listens to them)."""
+def _insert_sql(instance: Model) -> tuple[str, list[Any]]:
+    """``INSERT … RETURNING`` the primary key of a new row, and its parameters."""
     model, connection = type(instance), connections[DEFAULT_DB_ALIAS]
     quote = connection.ops.quote_name
     pk = model._meta.pk
     assert pk is not None
     fields = [f for f in model._meta.concrete_fields if not (f.primary_key and getattr(instance, f.attname) is None)]
     params = [f.get_db_prep_save(f.pre_save(instance, True), connection) for f in fields]
-    rows = fetch(
+    return (
         f"INSERT INTO {table(model)} ({', '.join(quote(f.column) for f in fields)})"
-        f" VALUES ({', '.join(['%s'] * len(fields))}) RETURNING {quote(pk.column)}",
-        params,
-    )
-    setattr(instance, pk.attname, rows[0][0])
-    instance._state.adding, instance._state.db = False, DEFAULT_DB_ALIAS
-    return instance
+        f" VALUES ({', '.join(['%s'] * len(fields))}) RETURNING {quote(pk.column)}"
+    ), params
 
 
-def update(instance: Model, names: Sequence[str]) -> None:
-    """``instance.save(update_fields=names)``, as one precompiled UPDATE by primary key."""
+def _update_sql(instance: Model, names: Sequence[str]) -> tuple[str, list[Any]]:
+    """``UPDATE`` of the named fields by primary key, and its parameters."""
     model, connection = type(instance), connections[DEFAULT_DB_ALIAS]
     quote = connection.ops.quote_name
     pk = model._meta.pk
@@ -108,9 +104,44 @@ def update(instance: Model, names: Sequence[str]) -> None:
     fields = [f for f in model._meta.concrete_fields if f.name in names]
     assert len(fields) == len(names), f"unknown fields among {names}"
     params = [f.get_db_prep_save(f.pre_save(instance, False), connection) for f in fields]
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"UPDATE {table(model)} SET {', '.join(f'{quote(f.column)} = %s' for f in fields)}"
-            f" WHERE {quote(pk.column)} = %s",
-            [*params, instance.pk],
-        )
+    return (
+        f"UPDATE {table(model)} SET {', '.join(f'{quote(f.column)} = %s' for f in fields)}"
+        f" WHERE {quote(pk.column)} = %s"
+    ), [*params, instance.pk]
+
+
+def _inserted(instance: M, pk_value: Any) -> M:
+    pk = type(instance)._meta.pk
+    assert pk is not None
+    setattr(instance, pk.attname, pk_value)
+    instance._state.adding, instance._state.db = False, DEFAULT_DB_ALIAS
+    return instance
+
+
+def insert(instance: M) -> M:
+    """``instance.save()`` of a new row, as one precompiled INSERT … RETURNING its key (no signals:
+    nothing here listens to them)."""
+    statement, params = _insert_sql(instance)
+    return _inserted(instance, fetch(statement, params)[0][0])
+
+
+def update(instance: Model, names: Sequence[str]) -> None:
+    """``instance.save(update_fields=names)``, as one precompiled UPDATE by primary key."""
+    statement, params = _update_sql(instance, names)
+    with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
+        cursor.execute(statement, params)
+
+
+def insert_and_update(new: M, instance: Model, names: Sequence[str]) -> M:
+    """`insert` of ``new`` and `update` of ``instance``, in one round trip on PostgreSQL (the INSERT
+    as a data-modifying CTE of the UPDATE); two statements elsewhere."""
+    if connections[DEFAULT_DB_ALIAS].vendor != "postgresql":  # SQLite has no data-modifying CTE
+        insert(new)
+        update(instance, names)
+        return new
+    inserting, insert_params = _insert_sql(new)
+    updating, update_params = _update_sql(instance, names)
+    rows = fetch(f"WITH i AS ({inserting}) {updating} RETURNING (SELECT * FROM i)", [*insert_params, *update_params])
+    if not rows:
+        raise type(instance).DoesNotExist(f"no {type(instance).__name__} {instance.pk!r} to update")  # type: ignore[attr-defined]
+    return _inserted(new, rows[0][0])

@@ -65,15 +65,17 @@ def _send(name: str, args: tuple[object, ...], countdown: float = 0.0) -> None:
         log.exception("could not queue %s", name)
 
 
-def announce_on_commit(note: Any) -> None:
+def announce_on_commit(note: Any, wants: tuple[bool, bool] | None = None) -> None:
     """Once committed: publish the user's new number; queue its webhooks and the e-mail digest check
-    only for a user who has an active webhook, or an e-mail address with the preference on."""
+    only for a user who has an active webhook, or an e-mail address with the preference on.
+    ``wants`` (webhooks, e-mail), when the caller read them with the entry (`delivery_columns`);
+    else they are read after the commit."""
     user_id, seq, pk, type = note.user_id, note.seq, note.pk, note.type
 
     def after() -> None:
         publish(f"{USER_CHANNEL}{user_id}", str(seq))
         try:
-            wants_hooks, wants_mail = _wants(user_id, type)
+            wants_hooks, wants_mail = wants if wants is not None else _wants(user_id, type)
         except Exception:
             log.exception("could not read the delivery preferences of user %s", user_id)
             return
@@ -86,12 +88,37 @@ def announce_on_commit(note: Any) -> None:
     transaction.on_commit(after)
 
 
+def delivery_columns(user_id: str) -> str:
+    """Three SQL expressions: the e-mail address and preferences of the user whose id is the column
+    ``user_id``, and whether they have an active webhook (what `wants` needs, in a query that reads
+    something else: the inbox entry's INSERT … RETURNING)."""
+    from accounts.models import User
+    from games.models import Webhook
+
+    users, hooks = sql.table(User), sql.table(Webhook)
+    return (
+        f"(SELECT u.email FROM {users} u WHERE u.id = {user_id}),"
+        f" (SELECT u.preferences FROM {users} u WHERE u.id = {user_id}),"
+        f" EXISTS(SELECT 1 FROM {hooks} w WHERE w.user_id = {user_id} AND w.active)"
+    )
+
+
+def wants(type: str, email: str | None, preferences: Any, has_hooks: bool) -> tuple[bool, bool]:
+    """Whether an inbox entry of ``type`` goes to the user's webhooks, and whether it may be mailed."""
+    if isinstance(preferences, str):  # the raw column: JSON text on both databases under Django
+        preferences = json.loads(preferences)
+    hooks = getattr(settings, "TABULA_WEBHOOKS", True) and bool(has_hooks)
+    mail = type == "your_turn" and getattr(settings, "TABULA_EMAIL", True)
+    mail = bool(mail and email and (preferences or {}).get("email_your_turn") is not False)
+    return bool(hooks), mail
+
+
 def _wants(user_id: int, type: str) -> tuple[bool, bool]:
     from accounts.models import User
     from games.models import Webhook
 
-    # One precompiled query after every inbox entry (`config.sql`): the user's active webhooks, e-mail
-    # address and preferences.
+    # One precompiled query after an inbox entry written without them (`config.sql`): the user's
+    # active webhooks, e-mail address and preferences.
     rows = sql.fetch(
         f"SELECT u.email, u.preferences, EXISTS(SELECT 1 FROM {sql.table(Webhook)} w"
         f" WHERE w.user_id = u.id AND w.active) FROM {sql.table(User)} u WHERE u.id = %s",
@@ -99,13 +126,7 @@ def _wants(user_id: int, type: str) -> tuple[bool, bool]:
     )
     if not rows:
         return False, False
-    email, preferences, has_hooks = rows[0]
-    if isinstance(preferences, str):  # the raw column: JSON text on both databases under Django
-        preferences = json.loads(preferences)
-    hooks = getattr(settings, "TABULA_WEBHOOKS", True) and bool(has_hooks)
-    mail = type == "your_turn" and getattr(settings, "TABULA_EMAIL", True)
-    mail = bool(mail and email and (preferences or {}).get("email_your_turn") is not False)
-    return bool(hooks), mail
+    return wants(type, *rows[0])
 
 
 def record_on_commit(match_id: str, seq: int) -> None:

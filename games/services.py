@@ -115,8 +115,13 @@ def _append(
     effects: list[dict[str, Any]] | None = None,
     data: dict[str, Any] | None = None,
     at: datetime | None = None,
+    defer: bool = False,
 ) -> Record:
-    """Insert the next record, complete: records are never updated. The caller holds the match row lock."""
+    """Insert the next record, complete: records are never updated. The caller holds the match row lock.
+
+    ``defer``: the record is written with the match's next `_save_progress` (one round trip for
+    both), or before any later record of the match, whichever comes first."""
+    _flush(match)
     match.version += 1
     fanout.record_on_commit(match.id, match.version)
     record = Record(
@@ -130,7 +135,26 @@ def _append(
         data=data or {},
         at=at or timezone.now(),
     )
+    if defer:
+        match._unwritten = record  # type: ignore[attr-defined]
+        return record
     return sql.insert(record)  # Record.objects.create, precompiled: every record is written here
+
+
+def _flush(match: Match) -> None:
+    """Write the record `_append` deferred, if any."""
+    record = match.__dict__.pop("_unwritten", None)
+    if record is not None:
+        sql.insert(record)
+
+
+def _save_progress(match: Match) -> None:
+    """Save what an input changed on the match row (`PROGRESS`), with its deferred record if any."""
+    record = match.__dict__.pop("_unwritten", None)
+    if record is None:
+        sql.update(match, PROGRESS)
+    else:
+        sql.insert_and_update(record, match, PROGRESS)
 
 
 def setup_allowed(user: User) -> bool:
@@ -288,8 +312,7 @@ def invitation_create(*, match_id: str, by: User, username: str) -> Invitation:
     """A seated player invites ``username`` to an open match: a free seat is reserved for them."""
     from accounts import usernames
 
-    match = _lock(match_id)
-    seats = _seats(match)
+    match, seats = _locked(match_id)
     _seat_of(seats, by)
     _require_open(match, "invite")
     invitee = User.objects.filter(username_key=usernames.key(username), is_active=True).first()
@@ -319,8 +342,7 @@ def invitation_decline(*, match_id: str, user: User) -> Invitation:
 def match_rematch(*, match_id: str, user: User) -> Match:
     """After the end: the same game, options and time control, every seat moved one place on; the
     caller sits down, bots keep their level, the other people are invited to their new seats."""
-    match = _lock(match_id)
-    seats = _seats(match)
+    match, seats = _locked(match_id)
     mine = _seat_of(seats, user)
     if match.status != Match.Status.FINISHED:
         raise Conflict("match_live", "A rematch follows a finished match.")
@@ -452,6 +474,21 @@ def _lock(match_id: str) -> Match:
     return sql.hydrate(Match, rows[0])
 
 
+def _locked(match_id: str) -> tuple[Match, list[Seat]]:
+    """`_lock` and `_seats` in one round trip: the match row, locked, joined to its seats (a match
+    always has them, but the LEFT JOIN keeps one that has none); only the match row is locked."""
+    rows = sql.fetch(
+        f"SELECT {sql.columns(Match, 'm')}, {sql.columns(Seat, 's')} FROM {sql.table(Match)} m"
+        f' LEFT JOIN {sql.table(Seat)} s ON s.match_id = m.id WHERE m.id = %s ORDER BY s."index"'
+        f"{sql.for_update(of='m')}",
+        [match_id],
+    )
+    if not rows:
+        raise NotFound(f"No match {match_id!r}.")
+    start = sql.width(Match)
+    return sql.hydrate(Match, rows[0]), [sql.hydrate(Seat, row, start) for row in rows if row[start] is not None]
+
+
 def _seats(match: Match) -> list[Seat]:
     """``Seat.objects.filter(match=match).order_by("index")``, precompiled."""
     rows = sql.fetch(
@@ -507,8 +544,7 @@ def match_join(*, match_id: str, user: User, seat: int | None = None) -> Match:
 @transaction.atomic
 def match_leave(*, match_id: str, user: User) -> Match:
     """Give a seat back before the start; the match is aborted when no human is left."""
-    match = _lock(match_id)
-    seats = _seats(match)
+    match, seats = _locked(match_id)
     mine = next((s for s in seats if s.user_id == user.id), None)
     if mine is None:
         raise NotSeated("You hold no seat in this match.")
@@ -636,7 +672,9 @@ def _play(
         seat.resigned, seat.deadline, seat.clock_started_at = True, None, None
         seat.save(update_fields=["resigned", "deadline", "clock_started_at"])
     move = rules.dump_move(given.move) if isinstance(given, Moved) else None
-    record = _append(match, given.record, actor=actor, seat=author, move=move, effects=effects_json, data=data, at=now)
+    record = _append(
+        match, given.record, actor=actor, seat=author, move=move, effects=effects_json, data=data, at=now, defer=True
+    )
     bind_contextvars(match_id=match.id, game=match.game, version=match.version)  # for every log line after
     if isinstance(given, TimedOut) and seat is not None and outcome is None:
         _maybe_take_over(match, seat)
@@ -709,7 +747,7 @@ def _advance(
         for seat in clocks.update(match.time_control, rules.clocked_seats(state), seats, author=author, now=now):
             assert isinstance(seat, Seat)
             sql.update(seat, ["deadline", "clock_started_at", "bank_ms"])
-    sql.update(match, PROGRESS)
+    _save_progress(match)  # and the record `_play` deferred
     match_id, version = match.id, match.version
     transaction.on_commit(lambda: replay.remember(match_id, version, state))
     if outcome is not None:
@@ -768,11 +806,10 @@ def move_submit(
     started, game = time.perf_counter(), metrics.UNKNOWN_GAME
     try:
         with transaction.atomic():
-            match = _lock(match_id)
+            match, seats = _locked(match_id)
             if user is not None and not selectors.match_visible_to(match, user):
                 raise NotFound(f"No match {match_id!r}.")  # a private match is not there for outsiders
             game = match.game
-            seats = _seats(match)
             seat = _seat_of(seats, user) if user is not None else seats[seat_index or 0]
             if on_locked is not None:
                 on_locked()
@@ -797,8 +834,7 @@ def inputs_play(*, match_id: str, inputs: Iterable[tuple[Input, str]]) -> Played
     """
     played = None
     with transaction.atomic():
-        match = _lock(match_id)
-        seats = _seats(match)
+        match, seats = _locked(match_id)
         _require_live(match, not_started="The match has not started.")
         state = replay.match_state(match)
         for given, actor in inputs:
@@ -810,8 +846,7 @@ def inputs_play(*, match_id: str, inputs: Iterable[tuple[Input, str]]) -> Played
 @transaction.atomic
 def match_resign(*, match_id: str, user: User) -> Match:
     """Resign the caller's seat; the rules page says what that does to the game."""
-    match = _lock(match_id)
-    seats = _seats(match)
+    match, seats = _locked(match_id)
     seat = _seat_of(seats, user)
     _require_live(match, not_started="The match has not started: leave it instead.")
     if seat.resigned:

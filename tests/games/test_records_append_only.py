@@ -27,11 +27,13 @@ pytestmark = pytest.mark.django_db
 
 TABLE = Record._meta.db_table
 _NAME = rf"""["`]?{TABLE}["`]?(\s|$)"""
+# Anywhere in a statement, not only at its start: a record may be inserted in a data-modifying CTE
+# (``WITH i AS (INSERT INTO games_record …) UPDATE games_match …``, `config.sql.insert_and_update`).
 CHANGES_A_RECORD = re.compile(  # an UPDATE, a DELETE, or an upsert (INSERT … ON CONFLICT … DO UPDATE)
-    rf"^\s*(UPDATE\s+{_NAME}|DELETE\s+FROM\s+{_NAME}|INSERT\s+INTO\s+{_NAME}.*\sDO\s+UPDATE\s)",
+    rf"\b(UPDATE\s+{_NAME}|DELETE\s+FROM\s+{_NAME}|INSERT\s+INTO\s+{_NAME}.*\sDO\s+UPDATE\s)",
     re.IGNORECASE | re.DOTALL,
 )
-INSERTS_A_RECORD = re.compile(rf"^\s*INSERT\s+INTO\s+{_NAME}", re.IGNORECASE)
+INSERTS_A_RECORD = re.compile(rf"\bINSERT\s+INTO\s+{_NAME}", re.IGNORECASE)
 MOVES_BEFORE_RESIGNING = 120  # ann's moves; then she resigns if the game is still on
 MAX_TURNS = 2000
 
@@ -46,8 +48,8 @@ class Watch:
     def __call__(self, execute, sql, params, many, context):
         if CHANGES_A_RECORD.search(sql):
             self.changes.append(sql)
-        elif INSERTS_A_RECORD.search(sql):
-            self.inserts += len(params) if many else 1
+        elif inserts := len(INSERTS_A_RECORD.findall(sql)):
+            self.inserts += len(params) * inserts if many else inserts
         return execute(sql, params, many, context)
 
 
@@ -80,6 +82,16 @@ def test_the_watch_sees_a_record_update_and_a_delete(make_user):
         Record.objects.filter(match=match, seq=1).update(data={})
         Record.objects.filter(match=match, seq=2).delete()
     assert watch.inserts == 2
+    assert len(watch.changes) == 2
+
+
+def test_the_watch_sees_records_inside_a_cte():
+    watch = Watch()
+    run = lambda sql: watch(lambda *args: None, sql, [], False, None)  # noqa: E731
+    run(f'WITH i AS (INSERT INTO "{TABLE}" ("seq") VALUES (%s) RETURNING "id") UPDATE "games_match" SET "version" = %s')
+    assert (watch.inserts, watch.changes) == (1, [])
+    run(f'WITH d AS (DELETE FROM "{TABLE}" WHERE "seq" = %s RETURNING 1) SELECT 1')
+    run(f'WITH u AS (UPDATE {TABLE} SET "data" = %s RETURNING 1) SELECT 1')
     assert len(watch.changes) == 2
 
 

@@ -91,3 +91,21 @@ def test_two_writers_of_one_match_still_wait_for_each_other(match):
         with connection.cursor() as cursor:
             cursor.execute("SET LOCAL lock_timeout = '200ms'")
         services._lock(match.id)
+
+
+def test_the_lock_joined_to_the_seats_locks_the_match_row_only(match):
+    """`_locked` reads the seats in the same statement, but locks only the match: a writer of the
+    match waits, a writer of one of its seats does not."""
+    from django.db.utils import OperationalError
+
+    from games.models import Seat
+
+    with _held(lambda: services._locked(match.id)):
+        with transaction.atomic():
+            with connection.cursor() as cursor:
+                cursor.execute("SET LOCAL lock_timeout = '2s'")
+            assert Seat.objects.filter(match=match, index=0).update(consecutive_timeouts=1) == 1
+        with pytest.raises(OperationalError, match="lock"), transaction.atomic():
+            with connection.cursor() as cursor:
+                cursor.execute("SET LOCAL lock_timeout = '200ms'")
+            services._lock(match.id)

@@ -46,6 +46,19 @@ def test_a_locked_match_and_its_seats_are_the_orm_ones(match):
 
 
 @pytest.mark.django_db
+def test_the_match_and_its_seats_read_in_one_locking_query(match, django_assert_num_queries):
+    with django_assert_num_queries(1):
+        locked, seats = services._locked(match.id)
+    assert _fields(locked) == _fields(Match.objects.get(id=match.id))
+    assert [_fields(s) for s in seats] == [_fields(s) for s in Seat.objects.filter(match=match).order_by("index")]
+    Seat.objects.filter(match=match).delete()
+    alone, none = services._locked(match.id)  # no seat: the match still, and no half-built seat
+    assert alone.id == match.id and none == []
+    with pytest.raises(services.NotFound):
+        services._locked("no-such-match")
+
+
+@pytest.mark.django_db
 def test_a_token_and_its_user_are_the_orm_ones(make_user):
     carol = make_user("carol")
     carol.preferences = {"email_your_turn": False, "theme": "dark"}
@@ -145,3 +158,66 @@ def test_an_update_writes_the_named_fields_only(match):
     assert (again.version, again.awaiting, again.options) == (99, [1], match.options)
     with pytest.raises(AssertionError):
         sql.update(row, ["no_such_field"])
+
+
+@pytest.mark.django_db
+def test_an_inbox_entry_is_numbered_written_and_its_delivery_read_at_once(make_user, django_assert_num_queries):
+    """PostgreSQL: one statement numbers the entry, writes it and reads what `fanout._wants` would
+    read after the commit; SQLite: the number and the entry (the preferences come after the commit)."""
+    from django.db import connection
+
+    from games.models import Notification
+
+    ivy = make_user("ivy")
+    ivy.email, ivy.preferences = "ivy@example.com", {"email_your_turn": True}
+    ivy.save()
+    Webhook.objects.create(
+        id="wh-ivy", user=ivy, url="https://example.com/hook", secret="whsec_" + "B" * 32, active=True
+    )
+    notifications.notify(ivy, "invited", {"n": 0})
+    postgres = connection.vendor == "postgresql"
+    with django_assert_num_queries(1 if postgres else 2):
+        note = notifications.notify(ivy, "your_turn", {"n": 1})
+    stored = Notification.objects.get(pk=note.pk)
+    assert (stored.seq, stored.type, stored.payload, stored.user_id) == (2, "your_turn", {"n": 1}, ivy.pk)
+    assert _fields(stored) == _fields(note)
+    assert InboxCounter.objects.get(user=ivy).last == 2
+    if postgres:
+        for type in ("your_turn", "invited"):
+            entry = Notification(user_id=ivy.pk, type=type, payload={}, created_at=timezone.now())
+            assert notifications._insert_numbered(entry) == fanout._wants(ivy.pk, type)
+        ivy.preferences = {"email_your_turn": False}
+        ivy.save()
+        Webhook.objects.filter(user=ivy).update(active=False)
+        entry = Notification(user_id=ivy.pk, type="your_turn", payload={}, created_at=timezone.now())
+        assert notifications._insert_numbered(entry) == fanout._wants(ivy.pk, "your_turn") == (False, False)
+
+
+@pytest.mark.django_db
+def test_a_move_is_written_in_three_statements_on_postgresql(make_user):
+    """The lock and the seats, the record and the match row, the next player's inbox entry and its
+    delivery preferences: one statement each on PostgreSQL; SQLite makes five."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from games.models import Record
+
+    alice, bob = make_user("alma"), make_user("boris")
+    created = services.match_create(user=alice, game="ekko", players=2, options={"target_score": 30})
+    services.match_join(match_id=created.id, user=bob)
+    match = Match.objects.get(id=created.id)
+    seat = match.awaiting[0]
+    mover = alice if seat == 0 else bob
+    state = services.replay.match_state(match)
+    move = services.replay.rules_for(match).legal_moves(state, seat)[0]
+    move = services.replay.rules_for(match).dump_move(move)
+    services.replay.remember(match.id, match.version, state)  # as the commit before this move did
+    with CaptureQueriesContext(connection) as queries:
+        played = services.move_submit(match_id=match.id, move=move, expected_version=match.version, user=mover)
+    statements = [q["sql"] for q in queries.captured_queries if "SAVEPOINT" not in q["sql"]]  # the test's transaction
+    assert len(statements) == (3 if connection.vendor == "postgresql" else 5), statements
+    stored = Match.objects.get(id=match.id)
+    assert stored.version == played.match.version == match.version + 1
+    record = Record.objects.get(match=match, seq=stored.version)
+    assert (record.type, record.seat, record.move) == ("move", seat, move)
+    assert list(stored.awaiting) == list(played.match.awaiting)
