@@ -14,7 +14,7 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 from openskill.models import PlackettLuce
 
-from accounts import usernames
+from accounts import tokencache, usernames
 from accounts.errors import Conflict, InvalidRequest, NotFound
 from accounts.models import ApiToken, Rating, RatingChange, User
 from config import sql
@@ -76,15 +76,18 @@ def _token_with_user(key_hash: str) -> ApiToken | None:
 
 
 def token_authenticate(key: str) -> tuple[User, ApiToken] | None:
-    """The active user and token of ``key``, or None (unknown, expired or deactivated)."""
-    token = _token_with_user(token_hash(key))
+    """The active user and token of ``key``, or None (unknown, expired or deactivated). The lookup
+    is cached per process with Redis, stale the moment a user or token changes (`tokencache`)."""
+    key_hash = token_hash(key)
+    token = tokencache.lookup(key_hash, _token_with_user)
     now = timezone.now()
     if token is None or not token.user.is_active or (token.expires_at is not None and token.expires_at <= now):
         return None
     touch = timedelta(seconds=settings.TABULA_TOKEN_TOUCH_S)
     if token.last_used_at is None or now - token.last_used_at >= touch:  # at most one write a minute
         token.last_used_at = now
-        ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
+        ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)  # no signal: nothing cached goes stale
+        tokencache.touched(key_hash, now)
     return token.user, token
 
 

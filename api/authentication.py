@@ -1,7 +1,8 @@
 """Token authentication: ``Authorization: Token <key>`` (platform.md); ``Bearer <key>`` also works.
 
 Keys are ``accounts.models.ApiToken``: only their hash is stored, they expire, and a revoked one
-stops working at once (every request looks the hash up; ``last_used`` is written at most once a minute).
+stops working at once (every request looks the hash up, from this process's cache when Redis says
+nothing changed since: `accounts.tokencache`; ``last_used`` is written at most once a minute).
 """
 
 from __future__ import annotations

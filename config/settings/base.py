@@ -192,6 +192,9 @@ TABULA_QUEUE_TIMERS = True  # queue a countdown task per deadline (False where t
 TABULA_STATE_CACHE_SIZE = 512  # matches whose latest state each process keeps
 TABULA_TOKEN_TTL_DAYS = int(os.environ.get("TABULA_TOKEN_TTL_DAYS", "365"))  # API tokens expire after this
 TABULA_TOKEN_TOUCH_S = 60  # a token's last_used is written at most this often
+# With Redis, each process caches token lookups and checks one Redis counter per request instead
+# (accounts/tokencache.py: a revoked token is refused at once); TABULA_TOKEN_CACHE=false to query always.
+TABULA_TOKEN_CACHE = env_bool("TABULA_TOKEN_CACHE", True)
 TABULA_PROVISIONAL_GAMES = int(os.environ.get("TABULA_PROVISIONAL_GAMES", "10"))  # rated games before listed
 TABULA_LEADERBOARD_ACTIVE_DAYS = int(os.environ.get("TABULA_LEADERBOARD_ACTIVE_DAYS", "90"))  # recent window
 

@@ -7,6 +7,7 @@ from config.settings.base import *  # noqa: F403
 from config.settings.base import DATABASES, LOGGING, VAR_DIR
 
 TABULA_ALLOW_SETUP = True
+TABULA_TOKEN_CACHE = False  # tests change tokens with raw updates; tests/api/test_token_cache.py turns it on
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 LOGGING["root"]["level"] = "ERROR"
 CELERY_TASK_ALWAYS_EAGER = True
