@@ -110,7 +110,8 @@ def _update_sql(instance: Model, names: Sequence[str]) -> tuple[str, list[Any]]:
     ), [*params, instance.pk]
 
 
-def _inserted(instance: M, pk_value: Any) -> M:
+def inserted(instance: M, pk_value: Any) -> M:
+    """``instance`` as saved, its primary key ``pk_value`` (a row inserted by hand-written SQL)."""
     pk = type(instance)._meta.pk
     assert pk is not None
     setattr(instance, pk.attname, pk_value)
@@ -122,7 +123,7 @@ def insert(instance: M) -> M:
     """``instance.save()`` of a new row, as one precompiled INSERT … RETURNING its key (no signals:
     nothing here listens to them)."""
     statement, params = _insert_sql(instance)
-    return _inserted(instance, fetch(statement, params)[0][0])
+    return inserted(instance, fetch(statement, params)[0][0])
 
 
 def update(instance: Model, names: Sequence[str]) -> None:
@@ -144,4 +145,4 @@ def insert_and_update(new: M, instance: Model, names: Sequence[str]) -> M:
     rows = fetch(f"WITH i AS ({inserting}) {updating} RETURNING (SELECT * FROM i)", [*insert_params, *update_params])
     if not rows:
         raise type(instance).DoesNotExist(f"no {type(instance).__name__} {instance.pk!r} to update")  # type: ignore[attr-defined]
-    return _inserted(new, rows[0][0])
+    return inserted(new, rows[0][0])

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-from django.db import DEFAULT_DB_ALIAS, connection, transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from config import sql
@@ -83,8 +83,8 @@ def _insert_numbered(note: Notification) -> tuple[bool, bool]:
         f" RETURNING n.id, n.seq, {fanout.delivery_columns('n.user_id')}",
         [note.user_id, *params],
     )
-    note.pk, note.seq = rows[0][0], rows[0][1]
-    note._state.adding, note._state.db = False, DEFAULT_DB_ALIAS
+    note.seq = rows[0][1]
+    sql.inserted(note, rows[0][0])
     return fanout.wants(note.type, *rows[0][2:])
 
 
