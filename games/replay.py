@@ -8,12 +8,12 @@ its records are committed, so it always equals a full replay (``tests/games/test
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from threading import Lock
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import DEFAULT_DB_ALIAS, connections, transaction
 
 from games.engines import RULES
 from games.engines.base import INPUT_RECORDS, Expired, Input, Moved, Resigned, Rules, Started, TimedOut, step
@@ -54,7 +54,7 @@ def input_of(rules: Rules[Any, Any, Any], match: Match, rtype: str, seat: int | 
     return None
 
 
-def replay(match: Match, records: Iterable[tuple[str, int | None, Any]], state: Any = None) -> Any:
+def replay(match: Match, records: Iterable[Sequence[Any]], state: Any = None) -> Any:
     """Fold ``records`` (type, seat, move) onto ``state`` through `step`; None until the match has started."""
     rules = rules_for(match)
     for rtype, seat, move in records:
@@ -64,20 +64,64 @@ def replay(match: Match, records: Iterable[tuple[str, int | None, Any]], state: 
     return state
 
 
-def match_state(match: Match) -> Any:
-    """The state of ``match`` at ``match.version``: the cached prefix plus the records after it."""
-    with _cache_lock:
-        cached = _cache.get(match.id)
-    since, state = (0, None)
-    if cached is not None and cached[0] <= match.version:
-        since, state = cached
-        if since == match.version:
-            return state
-    rows = (
-        Record.objects.filter(match_id=match.id, seq__gt=since, seq__lte=match.version)
-        .order_by("seq")
-        .values_list("type", "seat", "move")
+def tail_sql(match_alias: str) -> str | None:
+    """On PostgreSQL, a scalar subquery for the statement that reads the match row ``match_alias``:
+    the records after the version given as its one parameter, up to the row's version, as a JSON
+    array of ``[type, seat, move]`` in ``seq`` order (NULL when there are none). With it the read of
+    the match brings what `match_state` would otherwise query next. None elsewhere (SQLite)."""
+    if connections[DEFAULT_DB_ALIAS].vendor != "postgresql":
+        return None
+    r, quote = "r", connections[DEFAULT_DB_ALIAS].ops.quote_name
+    return (
+        f"(SELECT json_agg(json_build_array({r}.{quote('type')}, {r}.seat, {r}.move) ORDER BY {r}.seq)"
+        f" FROM {quote(Record._meta.db_table)} {r}"
+        f" WHERE {r}.match_id = {match_alias}.id AND {r}.seq > %s AND {r}.seq <= {match_alias}.version)"
     )
+
+
+def starting_point(match_id: str) -> tuple[int, Any]:
+    """The cached (version, state) of a match, or (0, None): where a read of its tail starts."""
+    with _cache_lock:
+        return _cache.get(match_id) or (0, None)
+
+
+def attach_tail(match: Match, start: tuple[int, Any], rows: list[list[Any]] | None) -> None:
+    """Give ``match`` the records read with it (`tail_sql`) after ``start``, for `match_state`."""
+    match._replay_tail = (start, rows or [])  # type: ignore[attr-defined]
+
+
+def _attached(match: Match) -> tuple[int, Any, list[list[Any]]] | None:
+    """The tail read with the match row, used once; None when there is none or it does not lead
+    exactly to ``match.version`` (a match changed since it was read)."""
+    attached = match.__dict__.pop("_replay_tail", None)
+    if attached is None:
+        return None
+    (since, state), rows = attached
+    return (since, state, rows) if since + len(rows) == match.version else None
+
+
+def match_state(match: Match) -> Any:
+    """The state of ``match`` at ``match.version``: the cached prefix plus the records after it
+    (read with the match row when it was read with `tail_sql`, else queried here)."""
+    attached = _attached(match)
+    rows: Sequence[Sequence[Any]]
+    if attached is not None:
+        since, state, rows = attached
+        if not rows:
+            return state
+    else:
+        with _cache_lock:
+            cached = _cache.get(match.id)
+        since, state = (0, None)
+        if cached is not None and cached[0] <= match.version:
+            since, state = cached
+            if since == match.version:
+                return state
+        rows = list(
+            Record.objects.filter(match_id=match.id, seq__gt=since, seq__lte=match.version)
+            .order_by("seq")
+            .values_list("type", "seat", "move")
+        )
     state = replay(match, rows, state)
     version = match.version
     transaction.on_commit(lambda: remember(match.id, version, state))  # only committed records are cached

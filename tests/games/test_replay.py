@@ -45,3 +45,20 @@ def test_service_state_equals_the_engine_applied_directly(game, make_user, djang
     replay.forget_all()
     rebuilt = replay.full_replay(Match.objects.get(id=match.id))
     assert _canon(rules, cached) == _canon(rules, direct) == _canon(rules, rebuilt)
+
+
+def test_a_tail_that_does_not_reach_the_version_is_not_used(make_user):
+    """`match_state` uses the records read with the match row only when they lead exactly from the
+    cached state to ``match.version``; otherwise it queries (a match changed after it was read)."""
+    users = [make_user("t0"), make_user("t1")]
+    created = services.match_create(user=users[0], game="ekko", players=2, options={"target_score": 30})
+    services.match_join(match_id=created.id, user=users[1])
+    match = Match.objects.get(id=created.id)
+    rules = replay.rules_for(match)
+    replay.forget_all()
+    replay.attach_tail(match, (0, None), [])  # claims no record although the match has some
+    assert _canon(rules, replay.match_state(match)) == _canon(rules, replay.full_replay(match))
+    rows = [[r.type, r.seat, r.move] for r in Record.objects.filter(match=match).order_by("seq")]
+    replay.forget_all()
+    replay.attach_tail(match, (0, None), rows)  # the whole log, as the SQL gives it
+    assert _canon(rules, replay.match_state(match)) == _canon(rules, replay.full_replay(match))

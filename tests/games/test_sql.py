@@ -221,3 +221,78 @@ def test_a_move_is_written_in_three_statements_on_postgresql(make_user):
     record = Record.objects.get(match=match, seq=stored.version)
     assert (record.type, record.seat, record.move) == ("move", seat, move)
     assert list(stored.awaiting) == list(played.match.awaiting)
+
+
+def _played_match(make_user, moves: int) -> Match:
+    """A 2-player EKKO match after ``moves`` moves, every commit's state forgotten by this process."""
+    alice, bob = make_user("amos"), make_user("bea")
+    created = services.match_create(user=alice, game="ekko", players=2, options={"target_score": 30})
+    services.match_join(match_id=created.id, user=bob)
+    for _ in range(moves):
+        match = Match.objects.get(id=created.id)
+        seat = match.awaiting[0]
+        state = services.replay.full_replay(match)
+        rules = services.replay.rules_for(match)
+        move = rules.dump_move(rules.legal_moves(state, seat)[0])
+        services.move_submit(
+            match_id=match.id, move=move, expected_version=match.version, user=alice if seat == 0 else bob
+        )
+    services.replay.forget_all()
+    return Match.objects.get(id=created.id)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("cached", ["none", "stale", "current"])
+def test_a_state_read_is_one_statement_on_postgresql_whatever_the_cache(make_user, cached):
+    """`GET state` reads the match, the caller's seat and the records its cached state lacks in one
+    statement on PostgreSQL, and the state is the full replay's: with nothing cached, an older
+    version cached (another process served the last move), or the current one."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    match = _played_match(make_user, 6)
+    rules = services.replay.rules_for(match)
+    if cached == "stale":
+        old = Match.objects.get(id=match.id)
+        old.version -= 3
+        services.replay.remember(match.id, old.version, services.replay.full_replay(old))
+    elif cached == "current":
+        services.replay.remember(match.id, match.version, services.replay.full_replay(match))
+    viewer = match.created_by
+    with CaptureQueriesContext(connection) as queries:
+        read = selectors.match_with_seat_of(match.id, viewer)
+        view = selectors.match_state_view(read, read.caller_seat)
+    postgres = connection.vendor == "postgresql"
+    assert len(queries.captured_queries) == (1 if postgres or cached == "current" else 2)
+    expected = selectors.state_payload(match, rules, services.replay.full_replay(match), read.caller_seat)
+    assert view == expected and read.caller_seat == 0
+
+
+@pytest.mark.django_db
+def test_a_move_after_another_process_moved_reads_its_records_with_the_lock(make_user):
+    """The records this process's cache lacks come with the lock on PostgreSQL: no query for them."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    match = _played_match(make_user, 3)  # nothing cached here: the last moves were "elsewhere"
+    seat = match.awaiting[0]
+    rules = services.replay.rules_for(match)
+    move = rules.dump_move(rules.legal_moves(services.replay.full_replay(match), seat)[0])
+    mover = match.created_by if seat == 0 else Seat.objects.get(match=match, index=seat).user
+    with CaptureQueriesContext(connection) as queries:
+        played = services.move_submit(match_id=match.id, move=move, expected_version=match.version, user=mover)
+    statements = [q["sql"] for q in queries.captured_queries if "SAVEPOINT" not in q["sql"]]
+    reads = [s for s in statements if s.startswith("SELECT")]
+    record_reads = [s for s in reads if 'FROM "games_record"' in s and not s.startswith('SELECT m."id"')]
+    if connection.vendor == "postgresql":
+        assert len(reads) == 1 and not record_reads, statements  # the lock brought the records
+    else:
+        assert len(record_reads) == 1, statements  # SQLite queries them after the lock
+    stored = Match.objects.get(id=match.id)
+    assert _canon(rules, played.state) == _canon(rules, services.replay.full_replay(stored))
+
+
+def _canon(rules, state) -> str:
+    import json
+
+    return json.dumps(rules.dump_state(state), sort_keys=True)
