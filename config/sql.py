@@ -63,10 +63,18 @@ def hydrate(model: type[M], row: Sequence[Any], start: int = 0) -> M:
     return model.from_db(DEFAULT_DB_ALIAS, list(names), values)
 
 
+def cursor() -> Any:
+    """A cursor for the statements here: on PostgreSQL one that prepares them (each is parsed and
+    planned once per connection, `config.postgresql`), elsewhere Django's own."""
+    connection = connections[DEFAULT_DB_ALIAS]
+    prepared = getattr(connection, "prepared_cursor", None)
+    return prepared() if prepared is not None else connection.cursor()
+
+
 def fetch(sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
-    with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
-        cursor.execute(sql, params)
-        return list(cursor.fetchall())
+    with cursor() as c:
+        c.execute(sql, params)
+        return list(c.fetchall())
 
 
 def for_update(of: str = "") -> str:
@@ -129,8 +137,8 @@ def insert(instance: M) -> M:
 def update(instance: Model, names: Sequence[str]) -> None:
     """``instance.save(update_fields=names)``, as one precompiled UPDATE by primary key."""
     statement, params = _update_sql(instance, names)
-    with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
-        cursor.execute(statement, params)
+    with cursor() as c:
+        c.execute(statement, params)
 
 
 def insert_and_update(new: M, instance: Model, names: Sequence[str]) -> M:

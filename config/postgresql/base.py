@@ -10,6 +10,12 @@ reconnects: recovery needs nothing).
 
 One daemon thread per process serves every connection; arming costs a dict write.
 
+`prepared_cursor` gives the hot path's hand-written statements (`config.sql`) a cursor that binds
+parameters on the server and prepares each statement once per connection: PostgreSQL then parses
+and plans a move's statements once, not on every move. Django's own queries keep client-side
+binding. ``TABULA_DB_PREPARED=false`` turns it off (behind a pooler in transaction mode, such as
+PgBouncer before 1.21, which cannot keep prepared statements).
+
 Django's per-request health check on a reused connection (``conn_health_checks``) is skipped when
 the server answered on it within the last second; if the server went away in that second, the
 request fails with 503 like any other and the connection is dropped after it.
@@ -23,11 +29,12 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any
 
 from django.conf import settings
-from django.db.backends.postgresql import base
+from django.db.backends.postgresql import base, operations
+from django.db.backends.utils import CursorWrapper
 
 log = logging.getLogger(__name__)
 
@@ -86,10 +93,49 @@ def _deadline_s() -> float:
     return float(settings.TABULA_DB_STATEMENT_TIMEOUT_S) + GRACE_S
 
 
+class PreparingCursor(base.ServerBindingCursor):  # type: ignore[name-defined]  # psycopg 3 only
+    """Server-side binding; every statement prepared on first use (psycopg keeps the names per
+    connection, the 100 most recently used)."""
+
+    def execute(self, query: Any, params: Any = None, *, prepare: bool | None = True, binary: Any = None) -> Any:
+        return super().execute(query, params, prepare=prepare, binary=binary)
+
+
+class DatabaseOperations(operations.DatabaseOperations):
+    def last_executed_query(self, cursor: Any, sql: str, params: Any) -> str:
+        """The statement as logged (DEBUG, tests): a prepared one has no text of its own in psycopg,
+        so it is composed from ``sql`` and ``params`` as Django does under server-side binding."""
+        text: str | None = super().last_executed_query(cursor, sql, params)
+        if text is None and isinstance(cursor, PreparingCursor):
+            with suppress(Exception):
+                text = self.compose_sql(sql, params)
+        return text  # type: ignore[return-value]  # None when it cannot be composed, as in Django
+
+
 class DatabaseWrapper(base.DatabaseWrapper):
+    ops_class = DatabaseOperations
+    preparing_cursor_class: type = PreparingCursor
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.execute_wrappers.append(self._deadline)
+
+    def get_connection_params(self) -> dict[str, Any]:
+        params = super().get_connection_params()
+        if settings.TABULA_DB_PREPARED:
+            # Only `prepared_cursor`'s cursors ask: Django's client-binding cursors never prepare.
+            params["prepare_threshold"] = 2**31 - 1
+        return params
+
+    def prepared_cursor(self) -> CursorWrapper:
+        """`cursor()`, but binding on the server and preparing each statement (`PreparingCursor`);
+        a plain `cursor()` when prepared statements are off."""
+        if not settings.TABULA_DB_PREPARED:
+            return self.cursor()
+        self.close_if_health_check_failed()
+        self.ensure_connection()
+        with self.wrap_database_errors:
+            return self._prepare_cursor(self.preparing_cursor_class(self.connection))  # type: ignore[attr-defined]
 
     @contextmanager
     def _armed(self) -> Iterator[None]:

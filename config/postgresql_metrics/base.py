@@ -14,6 +14,10 @@ from config.postgresql import base
 
 
 class DatabaseWrapper(DatabaseWrapperMixin, base.DatabaseWrapper):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.preparing_cursor_class = ExportingCursorWrapper(base.PreparingCursor, self.alias, self.vendor)
+
     def get_connection_params(self) -> dict[str, Any]:
         params = super().get_connection_params()
         params["cursor_factory"] = ExportingCursorWrapper(params["cursor_factory"], self.alias, self.vendor)

@@ -329,6 +329,9 @@ TABULA_MAX_OPTION_INT = 366 * 24 * 3600  # any integer option (a year, in second
 # Clean failure: a database that is down, refusing or hung answers 503 within a few seconds.
 TABULA_DB_CONNECT_TIMEOUT_S = int(os.environ.get("TABULA_DB_CONNECT_TIMEOUT_S", "3"))
 TABULA_DB_STATEMENT_TIMEOUT_S = int(os.environ.get("TABULA_DB_STATEMENT_TIMEOUT_S", "5"))
+# The hot path's statements (config/sql.py) are prepared once per connection on PostgreSQL; false
+# behind a pooler that cannot keep prepared statements (PgBouncer in transaction mode before 1.21).
+TABULA_DB_PREPARED = env_bool("TABULA_DB_PREPARED", True)
 TABULA_RETRY_AFTER_S = 5
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     DATABASES["default"]["ENGINE"] = "config.postgresql"  # PostgreSQL with a client-side query deadline

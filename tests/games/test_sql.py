@@ -296,3 +296,31 @@ def _canon(rules, state) -> str:
     import json
 
     return json.dumps(rules.dump_state(state), sort_keys=True)
+
+
+@pytest.mark.django_db
+def test_the_hot_statements_are_prepared_on_postgresql(settings):
+    """`config.sql` statements are parsed and planned once per connection (prepared), still logged
+    with their text; with TABULA_DB_PREPARED off they are not prepared; Django's own never are."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip("prepared statements are PostgreSQL's (SQLite runs the plain cursor)")
+
+    def prepared() -> list[str]:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT statement FROM pg_prepared_statements")
+            return [row[0] for row in cursor.fetchall()]
+
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as queries:
+        assert sql.fetch("SELECT %s::int + 41", [1]) == [(42,)]
+        assert sql.fetch("SELECT %s::int + 41", [2]) == [(43,)]
+    assert [q["sql"] for q in queries.captured_queries] == ["SELECT 1::int + 41", "SELECT 2::int + 41"]
+    assert prepared().count("SELECT $1::int + 41") == 1
+    Match.objects.filter(id="x").exists()  # an ORM query: client-side binding, never prepared
+    assert not [text for text in prepared() if "games_match" in text]
+    settings.TABULA_DB_PREPARED = False
+    assert sql.fetch("SELECT %s::int + 40", [2]) == [(42,)]
+    assert "SELECT $1::int + 40" not in prepared()
