@@ -225,8 +225,11 @@ def _leaks(rules: AnyRules, before: Any, after: Any, effects: tuple[Effect, ...]
        others. Hidden means: a `_signals` key of the private data whose value is part of the
        true state (its ``dump_state`` before or after the step: hidden information is state
        the view leaves out, so a vocabulary word like ``"timeout"`` is not) and appears
-       nowhere in B's view, before the step or after it (what B's view shows, B may be told
-       again). A string is matched under any member, an integer under the same member.
+       nowhere in B's view, before the step or after it, nor in a public effect of the step
+       (what B is shown, B may be told again: in Enka B draws a ``blue-take5`` and plays it at
+       once, the round ends and the deal gives C the other ``blue-take5``; B's own draw names
+       a card that B's views never show but the public ``played`` did). A string is matched
+       under any member, an integer under the same member.
 
     Public effects are left out of check 3 on purpose: they may reveal hidden values for good
     (Enka's ``round_ended`` shows every hand, then a new deal hides the table again, and card
@@ -246,6 +249,7 @@ def _leaks(rules: AnyRules, before: Any, after: Any, effects: tuple[Effect, ...]
         if not private:
             continue
         known = {v for state in (before, after) if state is not None for v in _values(rules.view(state, seat, None))}
+        public = known | {v for e in effects if e.to is None for v in _values(e.data)}  # check 3 only
         addressed = {signal for e in shown if e.to is not None for signal in _signals(e.data)}
         for p in private:
             items = list(p.data.items())
@@ -253,10 +257,32 @@ def _leaks(rules: AnyRules, before: Any, after: Any, effects: tuple[Effect, ...]
             for e in shown:
                 if items and news and all(k in e.data and e.data[k] == v for k, v in items):
                     problems.append(f"seat {seat} is shown {e.to_json()}, which carries {p.to_json()}")
-            hidden = {(k, v) for k, v in _signals(p.data) if v in truth and v not in known}
+            hidden = {(k, v) for k, v in _signals(p.data) if v in truth and v not in public}
             for k, v in sorted(hidden & addressed, key=repr):
                 problems.append(f"seat {seat} is told {v!r} ({k}) of {p.kind} to {sorted(p.to or ())}")
     return problems
+
+
+class _Hands:
+    """Just enough rules for `_leaks`: the state is every seat's hand, a seat's view its own."""
+
+    def dump_state(self, state: Any) -> Any:
+        return {"hands": state}
+
+    def view(self, state: Any, seat: int | None, deadline: Any) -> Any:
+        return {"hand": state[seat]}
+
+
+def test_the_leak_oracle_flags_a_hidden_value_unless_the_step_showed_it() -> None:
+    before, after = [["blue-1"], ["blue-2"]], [["blue-1"], ["blue-2", "red-5"]]
+    dealt = Effect("cards_received", {"seat": 1, "cards": ["red-5"]}, frozenset({1}))
+    told = Effect("hint", {"about": "red-5"}, frozenset({0}))  # seat 0 is told of seat 1's new card
+    played = Effect("played", {"seat": 1, "card": "red-5"})  # ... which the step showed everyone
+    copied = Effect("echo", {"seat": 1, "cards": ["red-5"]})  # the private payload, public
+    rules: Any = _Hands()
+    assert _leaks(rules, before, after, (dealt, told), 2) == ["seat 0 is told 'red-5' (None) of cards_received to [1]"]
+    assert _leaks(rules, before, after, (dealt, told, played), 2) == []
+    assert len(_leaks(rules, before, after, (dealt, played, copied), 2)) == 1  # check 2 is not loosened
 
 
 def _interference(
