@@ -1,6 +1,6 @@
 """Section 7: bot latency, from a bot's seat becoming awaited to the bot's record, on the service
 exactly as ``make run`` starts it (``bin/run`` itself: migrations, a worker per queue, beat,
-gunicorn on a unix socket behind the uvicorn front).
+and the uvicorn front).
 
 Two brokers: the embedded default (a SQLite file and the ``filesystem://`` broker, both in a
 temporary directory) and Redis (``BENCH_BOTS_REDIS_URL``, db 13 by default, flushed before and
@@ -85,7 +85,7 @@ BAD_GATEWAY: list[str] = []  # the front's 502s seen by this run (each retried),
 
 
 def _state(client: Client, token: str, match: str) -> dict[str, Any]:
-    """``GET state``; a 502 from the front (gunicorn dropped the connection) is counted and read again."""
+    """``GET state``; a 502 from the front (behind it, gunicorn dropped the connection) is counted and read again."""
     for _ in range(5):
         reply = client.get(f"/matches/{match}/state", token=token)
         if reply.status != 502:

@@ -194,8 +194,8 @@ def _tail(log: Path, lines: int = 30) -> str:
 
 @contextmanager
 def service(env: dict[str, str], log: Path, redis_url: str = "") -> Iterator[Server]:
-    """The whole service as `make run` starts it (``bin/run``: workers, beat, gunicorn on a unix
-    socket and the uvicorn front) on a free port, with this run's database and var dir; with
+    """The whole service as `make run` starts it (``bin/run``: workers, beat and the uvicorn front,
+    which serves every request itself) on a free port, with this run's database and var dir; with
     ``redis_url``, on Redis as broker and for the streams. Stopped, every process, on exit."""
     port = free_port()
     var_dir = Path(env["TABULA_VAR_DIR"])
@@ -244,5 +244,7 @@ def cpu_seconds(session: int | None = None) -> dict[str, float]:
             out["postgres"] = out.get("postgres", 0.0) + used
         elif session is not None and int(fields[3]) == session:
             program = next((p for p in ("gunicorn", "uvicorn", "celery") if p in cmdline), "other")
+            if program == "other" and "multiprocessing" in cmdline:
+                program = "uvicorn"  # the front's worker processes (uvicorn --workers spawns them)
             out[program] = out.get(program, 0.0) + used
     return out

@@ -1,7 +1,7 @@
 """Section 3: moves per second through the HTTP API with 50 concurrent 4-player EKKO matches.
 
-The server is the whole service as `make run` starts it (``bin/run``: the uvicorn front, gunicorn
-behind it, the Celery workers and beat), on PostgreSQL, with Redis as broker and for the streams
+The server is the whole service as `make run` starts it (``bin/run``: the uvicorn front, which
+serves every request itself, the Celery workers and beat), on PostgreSQL, with Redis as broker and for the streams
 when a Redis server answers (``BENCH_REDIS_URL``, default redis://127.0.0.1:6379/14), else the
 filesystem broker. The one setting changed is the password hasher (`bench.settings`), which only
 registration uses.

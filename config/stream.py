@@ -2,11 +2,13 @@
 
 ``uvicorn config.stream:application`` serves ``/api/v1/me/stream`` and
 ``/api/v1/matches/{id}/stream`` itself, from Django's ASGI handler: one event loop holds every open
-stream, so no sync web worker is ever held by one. Every other request is proxied to gunicorn:
+stream, so no sync web worker is ever held by one. Every other request is
 
-- under `make run` (bin/run) gunicorn listens on the unix socket ``TABULA_GUNICORN_SOCKET``
-  (var/run/gunicorn.sock), so clients use one port for everything;
-- with ``TABULA_STREAM_UPSTREAM_URL=http://host:port``, to that address instead (the browser tests);
+- under `make run` (bin/run, ``TABULA_FRONT_WSGI=1``) served in this process too, by Django's WSGI
+  handler on a pool of threads (config/inprocess.py): ``WEB_WORKERS`` such processes share the
+  port, and clients use it for everything;
+- else proxied to gunicorn on the unix socket ``TABULA_GUNICORN_SOCKET``;
+- with ``TABULA_STREAM_UPSTREAM_URL=http://host:port``, proxied to that address (the browser tests);
 - with ``TABULA_STREAM_ONLY=1`` (docker/compose.yaml's ``stream`` service, behind nginx, which
   routes only the stream paths here) other paths answer 404, except the probes and ``/metrics``
   (its own ``tabula_open_streams``, scraped on the internal network like a worker's).
@@ -34,6 +36,9 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.dev")
 from django.conf import settings
 from django.core.asgi import get_asgi_application
 
+from config import inprocess
+from config.wsgi import application as wsgi_application
+
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
@@ -52,6 +57,9 @@ HOP_BY_HOP = {
 }
 
 django_app = get_asgi_application()
+# `make run` (bin/run): every other request is served here too, by Django's WSGI handler on a pool
+# of threads (config/inprocess.py), with no gunicorn behind; else it is proxied.
+IN_PROCESS = os.environ.get("TABULA_FRONT_WSGI") == "1" and not os.environ.get("TABULA_STREAM_UPSTREAM_URL")
 _client: aiohttp.ClientSession | None = None
 BUFFERED_BODY_BYTES = 64 * 1024  # bodies up to this size are read whole before gunicorn sees the request
 SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
@@ -196,5 +204,8 @@ async def application(scope: Scope, receive: Receive, send: Send) -> None:
             )
             return
         await django_app(scope, receive, send)  # type: ignore[arg-type]  # ASGI scopes are plain dicts
+        return
+    if IN_PROCESS:
+        await inprocess.serve(wsgi_application, scope, receive, send)
         return
     await _proxy(scope, receive, send)
