@@ -212,10 +212,18 @@ def test_a_move_is_written_in_three_statements_on_postgresql(make_user):
     move = services.replay.rules_for(match).legal_moves(state, seat)[0]
     move = services.replay.rules_for(match).dump_move(move)
     services.replay.remember(match.id, match.version, state)  # as the commit before this move did
+    from games.models import Notification
+
+    inbox = Notification.objects.count()
     with CaptureQueriesContext(connection) as queries:
         played = services.move_submit(match_id=match.id, move=move, expected_version=match.version, user=mover)
     statements = [q["sql"] for q in queries.captured_queries if "SAVEPOINT" not in q["sql"]]  # the test's transaction
-    assert len(statements) == (3 if connection.vendor == "postgresql" else 5), statements
+    # Most deals hand the turn on, so the next player gets an inbox entry; in some (EKKO §1.3.3: the
+    # start card a multiple of 11) the mover plays again and no entry is written.
+    notified = Notification.objects.count() - inbox
+    assert notified in (0, 1)
+    postgres = connection.vendor == "postgresql"
+    assert len(statements) == (2 + notified if postgres else 3 + 2 * notified), statements
     stored = Match.objects.get(id=match.id)
     assert stored.version == played.match.version == match.version + 1
     record = Record.objects.get(match=match, seq=stored.version)
