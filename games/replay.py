@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from threading import Lock
 from typing import Any
 
@@ -64,18 +65,36 @@ def replay(match: Match, records: Iterable[Sequence[Any]], state: Any = None) ->
     return state
 
 
-def tail_sql(match_alias: str) -> str | None:
-    """On PostgreSQL, a scalar subquery for the statement that reads the match row ``match_alias``:
-    the records after the version given as its one parameter, up to the row's version, as a JSON
-    array of ``[type, seat, move]`` in ``seq`` order (NULL when there are none). With it the read of
-    the match brings what `match_state` would otherwise query next. None elsewhere (SQLite)."""
+@dataclass(frozen=True)
+class Tail:
+    """The records to read with a match row: those after the state this process has cached.
+
+    On PostgreSQL ``sql`` is a scalar subquery to add to the SELECT list of the statement that
+    reads the match row aliased ``m`` (its ``params`` go where it stands): the records after the
+    cached version up to the row's version, as a JSON array of ``[type, seat, move]`` in ``seq``
+    order (NULL when there are none). `attach` hands them to `match_state`, which then needs no
+    query of its own. Elsewhere (SQLite) ``sql`` is empty and `match_state` queries."""
+
+    sql: str
+    params: list[Any]
+    start: tuple[int, Any]  # the cached (version, state) the records follow
+
+    def attach(self, match: Match, value: list[list[Any]] | None) -> None:
+        if self.sql:
+            attach_tail(match, self.start, value)
+
+
+def tail_of(match_id: str) -> Tail:
+    """The `Tail` of ``match_id`` from this process's cached state."""
+    start = starting_point(match_id)
     if connections[DEFAULT_DB_ALIAS].vendor != "postgresql":
-        return None
-    r, quote = "r", connections[DEFAULT_DB_ALIAS].ops.quote_name
-    return (
-        f"(SELECT json_agg(json_build_array({r}.{quote('type')}, {r}.seat, {r}.move) ORDER BY {r}.seq)"
-        f" FROM {quote(Record._meta.db_table)} {r}"
-        f" WHERE {r}.match_id = {match_alias}.id AND {r}.seq > %s AND {r}.seq <= {match_alias}.version)"
+        return Tail("", [], start)
+    quote = connections[DEFAULT_DB_ALIAS].ops.quote_name
+    return Tail(
+        f", (SELECT json_agg(json_build_array(r.{quote('type')}, r.seat, r.move) ORDER BY r.seq)"
+        f" FROM {quote(Record._meta.db_table)} r WHERE r.match_id = m.id AND r.seq > %s AND r.seq <= m.version)",
+        [start[0]],
+        start,
     )
 
 
@@ -86,7 +105,7 @@ def starting_point(match_id: str) -> tuple[int, Any]:
 
 
 def attach_tail(match: Match, start: tuple[int, Any], rows: list[list[Any]] | None) -> None:
-    """Give ``match`` the records read with it (`tail_sql`) after ``start``, for `match_state`."""
+    """Give ``match`` the records read with it after ``start``, for `match_state`."""
     match._replay_tail = (start, rows or [])  # type: ignore[attr-defined]
 
 
@@ -102,7 +121,7 @@ def _attached(match: Match) -> tuple[int, Any, list[list[Any]]] | None:
 
 def match_state(match: Match) -> Any:
     """The state of ``match`` at ``match.version``: the cached prefix plus the records after it
-    (read with the match row when it was read with `tail_sql`, else queried here)."""
+    (read with the match row when it was read with its `Tail`, else queried here)."""
     attached = _attached(match)
     rows: Sequence[Sequence[Any]]
     if attached is not None:

@@ -29,20 +29,18 @@ def match_get(match_id: str) -> Match:
 def match_with_seat_of(match_id: str, user: User | None) -> Match:
     """The match, annotated with ``caller_seat`` (the user's seat index or None), in one query."""
     user_id = user.pk if user is not None and user.is_authenticated else None
-    tail, start = replay.tail_sql("m"), replay.starting_point(match_id)
+    tail = replay.tail_of(match_id)
     rows = sql.fetch(
         f'SELECT {sql.columns(Match, "m")}, (SELECT s."index" FROM {sql.table(Seat)} s'
-        f" WHERE s.match_id = m.id AND s.user_id = %s LIMIT 1){f', {tail}' if tail else ''}"
-        f" FROM {sql.table(Match)} m WHERE m.id = %s",
-        [user_id, *([start[0]] if tail else []), match_id],
+        f" WHERE s.match_id = m.id AND s.user_id = %s LIMIT 1){tail.sql} FROM {sql.table(Match)} m WHERE m.id = %s",
+        [user_id, *tail.params, match_id],
     )  # every GET state makes this query: precompiled (`config.sql`), with the records to replay
     if not rows:
         raise NotFound(f"No match {match_id!r}.")
     width = sql.width(Match)
     match = sql.hydrate(Match, rows[0])
     match.caller_seat = rows[0][width]  # type: ignore[attr-defined]
-    if tail:
-        replay.attach_tail(match, start, rows[0][width + 1])
+    tail.attach(match, rows[0][-1])
     return match
 
 

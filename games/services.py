@@ -477,20 +477,18 @@ def _lock(match_id: str) -> Match:
 def _locked(match_id: str) -> tuple[Match, list[Seat]]:
     """`_lock` and `_seats` in one round trip: the match row, locked, joined to its seats (a match
     always has them, but the LEFT JOIN keeps one that has none); only the match row is locked."""
-    tail, since = replay.tail_sql("m"), replay.starting_point(match_id)
+    tail = replay.tail_of(match_id)  # the records after the cached state, read under the lock
     rows = sql.fetch(
-        f"SELECT {sql.columns(Match, 'm')}, {sql.columns(Seat, 's')}{f', {tail}' if tail else ''}"
-        f" FROM {sql.table(Match)} m"
+        f"SELECT {sql.columns(Match, 'm')}, {sql.columns(Seat, 's')}{tail.sql} FROM {sql.table(Match)} m"
         f' LEFT JOIN {sql.table(Seat)} s ON s.match_id = m.id WHERE m.id = %s ORDER BY s."index"'
         f"{sql.for_update(of='m')}",
-        [*([since[0]] if tail else []), match_id],
+        [*tail.params, match_id],
     )
     if not rows:
         raise NotFound(f"No match {match_id!r}.")
     start = sql.width(Match)
     match = sql.hydrate(Match, rows[0])
-    if tail:  # the records after the cached state, read under the lock: `replay.match_state` needs no query
-        replay.attach_tail(match, since, rows[0][start + sql.width(Seat)])
+    tail.attach(match, rows[0][-1])
     return match, [sql.hydrate(Seat, row, start) for row in rows if row[start] is not None]
 
 
