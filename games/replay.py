@@ -98,6 +98,9 @@ def tail_of(match_id: str) -> Tail:
     )
 
 
+NO_TAIL = Tail("", [], (0, None))  # a match read whose caller does not replay it
+
+
 def starting_point(match_id: str) -> tuple[int, Any]:
     """The cached (version, state) of a match, or (0, None): where a read of its tail starts."""
     with _cache_lock:
@@ -129,13 +132,11 @@ def match_state(match: Match) -> Any:
         if not rows:
             return state
     else:
-        with _cache_lock:
-            cached = _cache.get(match.id)
-        since, state = (0, None)
-        if cached is not None and cached[0] <= match.version:
-            since, state = cached
-            if since == match.version:
-                return state
+        since, state = starting_point(match.id)
+        if since > match.version:  # cached past a version read earlier: replay from the start
+            since, state = (0, None)
+        if since == match.version and since:
+            return state
         rows = list(
             Record.objects.filter(match_id=match.id, seq__gt=since, seq__lte=match.version)
             .order_by("seq")

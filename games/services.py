@@ -474,10 +474,13 @@ def _lock(match_id: str) -> Match:
     return sql.hydrate(Match, rows[0])
 
 
-def _locked(match_id: str) -> tuple[Match, list[Seat]]:
+def _locked(match_id: str, *, replaying: bool = False) -> tuple[Match, list[Seat]]:
     """`_lock` and `_seats` in one round trip: the match row, locked, joined to its seats (a match
-    always has them, but the LEFT JOIN keeps one that has none); only the match row is locked."""
-    tail = replay.tail_of(match_id)  # the records after the cached state, read under the lock
+    always has them, but the LEFT JOIN keeps one that has none); only the match row is locked.
+    ``replaying``: the caller folds the match's state next, so the records after this process's
+    cached state come too (`replay.Tail`); the others (an invitation, a rematch of a finished
+    match) would only read a log they never use."""
+    tail = replay.tail_of(match_id) if replaying else replay.NO_TAIL
     rows = sql.fetch(
         f"SELECT {sql.columns(Match, 'm')}, {sql.columns(Seat, 's')}{tail.sql} FROM {sql.table(Match)} m"
         f' LEFT JOIN {sql.table(Seat)} s ON s.match_id = m.id WHERE m.id = %s ORDER BY s."index"'
@@ -809,7 +812,7 @@ def move_submit(
     started, game = time.perf_counter(), metrics.UNKNOWN_GAME
     try:
         with transaction.atomic():
-            match, seats = _locked(match_id)
+            match, seats = _locked(match_id, replaying=True)
             if user is not None and not selectors.match_visible_to(match, user):
                 raise NotFound(f"No match {match_id!r}.")  # a private match is not there for outsiders
             game = match.game
@@ -837,7 +840,7 @@ def inputs_play(*, match_id: str, inputs: Iterable[tuple[Input, str]]) -> Played
     """
     played = None
     with transaction.atomic():
-        match, seats = _locked(match_id)
+        match, seats = _locked(match_id, replaying=True)
         _require_live(match, not_started="The match has not started.")
         state = replay.match_state(match)
         for given, actor in inputs:
@@ -849,7 +852,7 @@ def inputs_play(*, match_id: str, inputs: Iterable[tuple[Input, str]]) -> Played
 @transaction.atomic
 def match_resign(*, match_id: str, user: User) -> Match:
     """Resign the caller's seat; the rules page says what that does to the game."""
-    match, seats = _locked(match_id)
+    match, seats = _locked(match_id, replaying=True)
     seat = _seat_of(seats, user)
     _require_live(match, not_started="The match has not started: leave it instead.")
     if seat.resigned:

@@ -332,3 +332,19 @@ def test_the_hot_statements_are_prepared_on_postgresql(settings):
     settings.TABULA_DB_PREPARED = False
     assert sql.fetch("SELECT %s::int + 40", [2]) == [(42,)]
     assert "SELECT $1::int + 40" not in prepared()
+
+
+@pytest.mark.django_db
+def test_only_a_lock_that_replays_reads_the_records(match):
+    """An invitation or a rematch locks the match without folding its state: the lock reads no
+    records then (a finished match's whole log); a move's lock does, on PostgreSQL."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    services.replay.forget_all()
+    with CaptureQueriesContext(connection) as queries:
+        services._locked(match.id)
+        services._locked(match.id, replaying=True)
+    plain, replaying = (q["sql"] for q in queries.captured_queries)
+    assert "games_record" not in plain
+    assert ("games_record" in replaying) == (connection.vendor == "postgresql")
