@@ -141,12 +141,14 @@ def play_random_match(
                 people[0], "get", f"{API}/matches/{mid}/events", query={"after": max(0, states[0]["version"] - 5)}
             )
         movers = [s for s, st in states.items() if st["legal_moves"]]
-        force = bool(time_control) and not forced and counts["moves"] >= 1
-        forced = forced or force
+        # Forced until one deadline has run out: at the first try only a bot's turn may be pending,
+        # with no clock running (CI saw a match end with no timeout at all).
+        force = bool(time_control) and not forced and counts["moves"] >= 1 and _due_in(mid) > 0
         if not movers or force or (time_control and rng.random() < 0.03):
             clock.advance(_due_in(mid))
             if services.deadlines_process(match_id=mid):
                 counts["timeouts"] += 1
+                forced = True
             continue
         seat = rng.choice(movers)
         move = rng.choice(states[seat]["legal_moves"])
