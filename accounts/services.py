@@ -17,7 +17,7 @@ from openskill.models import PlackettLuce
 from accounts import tokencache, usernames
 from accounts.errors import Conflict, InvalidRequest, NotFound
 from accounts.models import ApiToken, Rating, RatingChange, User
-from config import sql
+from core import sql
 
 _MODEL = PlackettLuce(limit_sigma=True)  # sigma never grows: with the clamp below a loss never raises a rating
 RATING_BASE = 1500.0
@@ -60,7 +60,7 @@ _TOKEN_SQL: str | None = None
 
 def _token_with_user(key_hash: str) -> ApiToken | None:
     """``ApiToken.objects.select_related("user").filter(key_hash=...).first()``, in one precompiled
-    query: every authenticated request makes it (`config.sql`)."""
+    query: every authenticated request makes it (`core.sql`)."""
     global _TOKEN_SQL
     if _TOKEN_SQL is None:
         _TOKEN_SQL = (

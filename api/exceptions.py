@@ -13,8 +13,8 @@ from django.http import Http404, HttpRequest, JsonResponse
 from rest_framework import exceptions as drf
 from rest_framework.response import Response
 
-from games.engines.base import IllegalMove, InvalidMove, InvalidOptions, NotAwaited, RaceLost, RulesError
 from games.errors import ApplicationError
+from rules.base import IllegalMove, InvalidMove, InvalidOptions, NotAwaited, RaceLost, RulesError
 
 log = logging.getLogger(__name__)
 

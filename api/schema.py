@@ -32,8 +32,8 @@ from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import Direction
 from rest_framework import serializers
 
-from games.engines import RULES
-from games.engines.base import MoveField, MoveSpec, Rules
+from rules import RULES
+from rules.base import MoveField, MoveSpec, Rules
 
 Schema = dict[str, Any]
 PROBLEM = "application/problem+json"
@@ -425,7 +425,7 @@ def move_example(game: str) -> tuple[int, dict[str, Any]]:
     The awaited seat's legal move with the most members (the most telling one), so the example
     is one the server accepts in that match.
     """
-    from games.engines.base import Started, step
+    from rules.base import Started, step
 
     rules = RULES[game]
     state, _ = step(rules, None, Started(rules.parse_config({}, 2), EXAMPLE_SEED))

@@ -31,7 +31,7 @@ from bench import infra
 from bench.client import Client, expect
 from bench.common import heading, median
 from bench.infra import Database
-from games.bots import LEVELS, STRONG_SECONDS
+from rules.bots import LEVELS, STRONG_SECONDS
 
 MOVES = int(os.environ.get("BENCH_BOT_MOVES", "20"))
 IDLE_S = float(os.environ.get("BENCH_BOTS_IDLE_S", "10"))

@@ -5,7 +5,7 @@
 Each match seats one `strong` bot and gives every other seat the weaker level; the
 strong seat rotates with the match number, and match ``k`` uses seed ``k`` (so a
 run is reproducible as long as the wall-clock cap does not cut searches short).
-Everything runs in-process through the engine (`games.bots.play_match`): no
+Everything runs in-process through the engine (`rules.bots.play_match`): no
 database, no Celery. Prints, per game and opponent, the strong seat's win rate
 (a shared win counts as a fraction) next to the 1/players baseline, its mean
 rank, and the median and 90th percentile seconds per strong decision.
@@ -21,8 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from games.bots import STRONG_ITERATIONS, STRONG_SECONDS, play_match
-from games.engines import RULES
+from rules import RULES
+from rules.bots import STRONG_ITERATIONS, STRONG_SECONDS, play_match
 
 
 def _arguments() -> argparse.Namespace:
@@ -78,7 +78,7 @@ def main() -> None:
     args = _arguments()
     games = args.game or sorted(RULES)
     if not games:
-        print("no engine is registered in games.engines.RULES")
+        print("no engine is registered in rules.RULES")
         return
     print(
         f"{args.games} matches per pairing; strong: {args.iterations} iterations, "

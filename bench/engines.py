@@ -2,7 +2,7 @@
 
 For every registered engine, random 4-player playouts with the default options: a random awaited
 seat that has legal moves plays a random one of them; when no awaited seat has a move,
-``games.engines.base.fallback`` decides (the game's timer expires if one is open, else the lowest
+``rules.base.fallback`` decides (the game's timer expires if one is open, else the lowest
 awaited seat times out), and every record goes through ``base.step``. Each call is timed on its
 own: apply cost per record, ``legal_moves``, and a whole game. `choose` and `transition` are shared
 with the read benchmark, which builds its matches the same way.
@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bench.common import heading, median, ms, us
-from games.engines import RULES
-from games.engines.base import Effect, Expired, Input, Moved, Rules, TimedOut, fallback, step
+from rules import RULES
+from rules.base import Effect, Expired, Input, Moved, Rules, TimedOut, fallback, step
 
 PLAYERS = 4
 GAMES = 12  # playouts per engine

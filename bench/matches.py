@@ -23,8 +23,8 @@ from accounts.services import token_for
 from bench.common import median
 from bench.engines import Choice, choose, transition
 from games import replay, services
-from games.engines.base import Effect, Rules, Timer
 from games.models import Match, Record
+from rules.base import Effect, Rules, Timer
 
 ATTEMPTS = 10  # random playouts tried per match before settling for the longest
 REPLAYS = 5  # full replays timed per match

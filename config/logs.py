@@ -1,7 +1,7 @@
 """Structured logs: JSON lines in production, readable lines in development (structlog).
 
 Every line, from structlog or from a plain ``logging`` call, carries what is bound in the context:
-the request id (``X-Request-ID``, see `config.middleware`), the user, the match and the version
+the request id (``X-Request-ID``, see `core.middleware`), the user, the match and the version
 (bound by the services), and in Celery tasks the same ids (django-structlog's Celery step).
 
 Probe requests (``/livez``, ``/readyz``, ``/metrics``) are dropped below warning level.

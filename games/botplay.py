@@ -1,6 +1,6 @@
 """Bot turns on the worker: read the bot seat's view, decide, and submit like a human would.
 
-The decision functions (``games.bots``) receive only the seat's view and legal moves, never the
+The decision functions (``rules.bots``) receive only the seat's view and legal moves, never the
 state, so a bot cannot see what its seat could not. Awaited bots move first; then a bot that holds
 an interrupt (EKKO's mirror, Enka's jump-in) may take it.
 """
@@ -11,10 +11,11 @@ import logging
 import secrets
 from typing import Any
 
-from games import bots, metrics, replay, scheduling, services
-from games.engines.base import RulesError
+from games import metrics, replay, scheduling, services
 from games.errors import ApplicationError
 from games.models import Match, Record, Seat
+from rules import bots
+from rules.base import RulesError
 
 log = logging.getLogger(__name__)
 

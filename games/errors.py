@@ -1,6 +1,6 @@
 """The errors of play (and, re-exported, the platform's generic ones from `accounts.errors`).
 
-Engine refusals (`games.engines.base.RulesError`) are mapped in ``api/exceptions.py``; these are the
+Engine refusals (`rules.base.RulesError`) are mapped in ``api/exceptions.py``; these are the
 platform's own. No message names another seat's hidden cards.
 """
 

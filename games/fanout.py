@@ -22,7 +22,7 @@ from celery import current_app
 from django.conf import settings
 from django.db import transaction
 
-from config import sql
+from core import sql
 
 log = logging.getLogger(__name__)
 

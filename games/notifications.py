@@ -18,10 +18,10 @@ from typing import Any
 from django.db import connection, transaction
 from django.utils import timezone
 
-from config import sql
+from core import sql
 from games import selectors
-from games.engines.base import Rules
 from games.models import InboxCounter, Match, Notification, Record, Seat
+from rules.base import Rules
 
 TYPES = (
     "your_turn",

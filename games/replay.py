@@ -16,9 +16,9 @@ from typing import Any
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connections, transaction
 
-from games.engines import RULES
-from games.engines.base import INPUT_RECORDS, Expired, Input, Moved, Resigned, Rules, Started, TimedOut, step
 from games.models import Match, Record
+from rules import RULES
+from rules.base import INPUT_RECORDS, Expired, Input, Moved, Resigned, Rules, Started, TimedOut, step
 
 ENGINE_RECORDS = INPUT_RECORDS  # the record types that carry a game input; the others are lifecycle
 

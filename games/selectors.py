@@ -8,11 +8,11 @@ from typing import Any
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet
 
 from accounts.models import User
-from config import sql
+from core import sql
 from games import replay
-from games.engines.base import Rules
 from games.errors import Conflict, NotFound
 from games.models import Invitation, Match, Record, Seat
+from rules.base import Rules
 
 
 def match_get(match_id: str) -> Match:
@@ -34,7 +34,7 @@ def match_with_seat_of(match_id: str, user: User | None) -> Match:
         f'SELECT {sql.columns(Match, "m")}, (SELECT s."index" FROM {sql.table(Seat)} s'
         f" WHERE s.match_id = m.id AND s.user_id = %s LIMIT 1){tail.sql} FROM {sql.table(Match)} m WHERE m.id = %s",
         [user_id, *tail.params, match_id],
-    )  # every GET state makes this query: precompiled (`config.sql`), with the records to replay
+    )  # every GET state makes this query: precompiled (`core.sql`), with the records to replay
     if not rows:
         raise NotFound(f"No match {match_id!r}.")
     width = sql.width(Match)

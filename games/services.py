@@ -26,22 +26,8 @@ from structlog.contextvars import bind_contextvars
 
 from accounts.models import User
 from accounts.services import ratings_update
-from config import sql
-from games import bots, clocks, fanout, metrics, notifications, replay, scheduling, selectors
-from games.engines import RULES
-from games.engines.base import (
-    Expired,
-    Input,
-    Moved,
-    Outcome,
-    Resigned,
-    Rules,
-    RulesError,
-    Started,
-    TimedOut,
-    Timer,
-    step,
-)
+from core import sql
+from games import clocks, fanout, metrics, notifications, replay, scheduling, selectors
 from games.errors import (
     ApplicationError,
     Conflict,
@@ -54,6 +40,20 @@ from games.errors import (
     StaleVersion,
 )
 from games.models import Invitation, Match, Record, Seat
+from rules import RULES, bots
+from rules.base import (
+    Expired,
+    Input,
+    Moved,
+    Outcome,
+    Resigned,
+    Rules,
+    RulesError,
+    Started,
+    TimedOut,
+    Timer,
+    step,
+)
 
 BOT_LEVELS = bots.LEVELS
 TAKEOVER_BOT_LEVEL = bots.DEFAULT_LEVEL  # also the level of a bot added without one
@@ -464,7 +464,7 @@ def _rematch_create(match: Match, seats: list[Seat]) -> Match:
 
 
 def _lock(match_id: str) -> Match:
-    """``Match.objects.select_for_update(no_key=True).get(id=match_id)``, precompiled (`config.sql`):
+    """``Match.objects.select_for_update(no_key=True).get(id=match_id)``, precompiled (`core.sql`):
     every write takes it."""
     rows = sql.fetch(
         f"SELECT {sql.columns(Match, 'm')} FROM {sql.table(Match)} m WHERE m.id = %s{sql.for_update()}", [match_id]

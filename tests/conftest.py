@@ -16,7 +16,7 @@ import pytest  # noqa: E402
 @pytest.fixture
 def toy_game():
     """Register the toy engine (tests/toy.py) for the duration of one test."""
-    from games.engines import RULES
+    from rules import RULES
     from tests import toy
 
     RULES["toy"] = toy.RULES

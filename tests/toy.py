@@ -8,7 +8,7 @@ import random
 from dataclasses import dataclass, replace
 from typing import Any
 
-from games.engines.base import (
+from rules.base import (
     Effect,
     IllegalMove,
     InvalidMove,

@@ -2,7 +2,7 @@
 
 Added for the web client (issue 14): Ecos' views name cards by id (``brn-17``) only, while a
 client must show a card's name, its element slots, its uses and its text. This is the public,
-printed card list of ``games/engines/ecos/cards.json`` (never a deck order, a hand or the seed).
+printed card list of ``rules/ecos/cards.json`` (never a deck order, a hand or the seed).
 The other games' components are all in their views, so they answer ``{"game": …}`` only.
 """
 
@@ -20,9 +20,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from api.serializers import ProblemSerializer
-from games.engines import RULES
-from games.engines.ecos import cards as ecos_cards
 from games.errors import NotFound
+from rules import RULES
+from rules.ecos import cards as ecos_cards
 
 PRINTED = ("id", "name", "back", "leaves", "slots", "effects")  # what is on a card (not `preset`/`active`)
 

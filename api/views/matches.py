@@ -23,9 +23,9 @@ from api.authentication import caller, viewer
 from api.schema import MoveJSONField, StateJSONField
 from api.serializers import EventSerializer, MatchSerializer, ProblemSerializer, TimeControlSerializer
 from games import selectors, services
-from games.engines import RULES
 from games.errors import NotFound
 from games.models import Invitation, Match, Seat
+from rules import RULES
 
 P = ProblemSerializer
 INVITE_CODE = OpenApiParameter(
@@ -49,7 +49,7 @@ STATE = {"$ref": "#/components/schemas/MatchState"}  # api.schema: per game, dis
 
 
 class GameOptionSerializer(serializers.Serializer):
-    """One match option of a game (``games.engines.base.Option``)."""
+    """One match option of a game (``rules.base.Option``)."""
 
     name = serializers.CharField()
     type = serializers.ChoiceField(choices=["integer", "boolean", "string", "seat_or_random", "object"])

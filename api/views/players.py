@@ -22,9 +22,9 @@ from api import ratelimit
 from api.authentication import caller, current_token, viewer
 from api.serializers import MatchSerializer, OutputModelSerializer, ProblemSerializer
 from games import selectors, services
-from games.engines import RULES
 from games.errors import NotFound
 from games.models import Invitation, Match
+from rules import RULES
 
 P = ProblemSerializer
 

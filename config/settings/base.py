@@ -207,7 +207,7 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
 # Logs: JSON lines unless LOG_FORMAT=console (the dev settings' default); see config/logs.py.
 LOG_FORMAT = os.environ.get("LOG_FORMAT", "json")
 LOGGING = logs.configure(LOG_FORMAT, os.environ.get("LOG_LEVEL", "INFO"))
-DJANGO_STRUCTLOG_TRUST_UPSTREAM_REQUEST_ID = True  # config.middleware vetted or made the X-Request-ID
+DJANGO_STRUCTLOG_TRUST_UPSTREAM_REQUEST_ID = True  # core.middleware vetted or made the X-Request-ID
 DJANGO_STRUCTLOG_STATUS_START_LOG_LEVEL = logging.DEBUG  # one line per request: request_finished
 DJANGO_STRUCTLOG_STATUS_4XX_LOG_LEVEL = logging.INFO  # a refused move is the client's business
 DJANGO_STRUCTLOG_IP_LOGGING_ENABLED = False
@@ -217,8 +217,8 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False  # Celery logs through LOGGING (config/
 INSTALLED_APPS += ["django_prometheus", "django_structlog", "corsheaders"]
 MIDDLEWARE = [
     "django_prometheus.middleware.PrometheusBeforeMiddleware",
-    "config.middleware.RequestIdMiddleware",
-    "config.middleware.ProbeMiddleware",  # /livez, /readyz, /metrics: nothing below runs for them
+    "core.middleware.RequestIdMiddleware",
+    "core.middleware.ProbeMiddleware",  # /livez, /readyz, /metrics: nothing below runs for them
     "django_structlog.middlewares.RequestMiddleware",
     "corsheaders.middleware.CorsMiddleware",  # preflights answer here, before authentication
     *MIDDLEWARE,
@@ -248,8 +248,8 @@ def instrument_database(databases: dict[str, Any]) -> None:
     """django-prometheus' database wrappers (query counts and latency), for the running service."""
     for db in databases.values():
         engine = db["ENGINE"]
-        if engine == "config.postgresql":  # the hardening backend (a deadline per query), with metrics
-            db["ENGINE"] = "config.postgresql_metrics"
+        if engine == "core.postgresql":  # the hardening backend (a deadline per query), with metrics
+            db["ENGINE"] = "core.postgresql_metrics"
         elif engine in ("django.db.backends.postgresql", "django.db.backends.sqlite3"):
             db["ENGINE"] = "django_prometheus.db.backends." + engine.rsplit(".", 1)[1]
 
@@ -329,12 +329,12 @@ TABULA_MAX_OPTION_INT = 366 * 24 * 3600  # any integer option (a year, in second
 # Clean failure: a database that is down, refusing or hung answers 503 within a few seconds.
 TABULA_DB_CONNECT_TIMEOUT_S = int(os.environ.get("TABULA_DB_CONNECT_TIMEOUT_S", "3"))
 TABULA_DB_STATEMENT_TIMEOUT_S = int(os.environ.get("TABULA_DB_STATEMENT_TIMEOUT_S", "5"))
-# The hot path's statements (config/sql.py) are prepared once per connection on PostgreSQL; false
+# The hot path's statements (core/sql.py) are prepared once per connection on PostgreSQL; false
 # behind a pooler that cannot keep prepared statements (PgBouncer in transaction mode before 1.21).
 TABULA_DB_PREPARED = env_bool("TABULA_DB_PREPARED", True)
 TABULA_RETRY_AFTER_S = 5
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-    DATABASES["default"]["ENGINE"] = "config.postgresql"  # PostgreSQL with a client-side query deadline
+    DATABASES["default"]["ENGINE"] = "core.postgresql"  # PostgreSQL with a client-side query deadline
     DATABASES["default"].setdefault("OPTIONS", {}).update(
         {
             "connect_timeout": TABULA_DB_CONNECT_TIMEOUT_S,

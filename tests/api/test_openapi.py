@@ -10,7 +10,7 @@ from django.core.management import call_command
 from drf_spectacular.generators import SchemaGenerator
 from openapi_spec_validator import validate as validate_spec
 
-from games.engines import RULES
+from rules import RULES
 
 pytestmark = pytest.mark.django_db
 

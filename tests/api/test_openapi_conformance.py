@@ -21,8 +21,8 @@ from rest_framework.test import APIClient
 
 from accounts.services import token_for
 from games import botplay, services
-from games.engines import RULES
 from games.models import Match
+from rules import RULES
 from tests.api.conformance import Conformance
 
 pytestmark = pytest.mark.django_db

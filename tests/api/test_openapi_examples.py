@@ -8,7 +8,7 @@ import pytest
 
 from api import schema
 from games import services
-from games.engines import RULES
+from rules import RULES
 from tests.api.conformance import Conformance, generated_document
 
 pytestmark = pytest.mark.django_db

@@ -341,7 +341,7 @@ def test_a_loss_never_raises_the_displayed_rating_or_the_rank(outcomes):
     on the board no better."""
     from django.test.utils import setup_test_environment  # noqa: F401  # collected under the db mark
 
-    from games.engines import RULES
+    from rules import RULES
     from tests import toy
 
     RULES["toy"] = toy.RULES

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from games.engines.ecos.cards import CARDS
+from rules.ecos.cards import CARDS
 
 pytestmark = pytest.mark.django_db
 

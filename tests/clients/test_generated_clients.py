@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from games.engines import RULES
+from rules import RULES
 
 pytestmark = pytest.mark.django_db(transaction=True)  # a live server: each test on its own xdist worker
 

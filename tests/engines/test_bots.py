@@ -1,4 +1,4 @@
-"""Bot players (games/bots.py): legal, deterministic, blind to hidden information, and `strong` is stronger.
+"""Bot players (rules/bots.py): legal, deterministic, blind to hidden information, and `strong` is stronger.
 
 The bots are tested on a small toy engine defined here (so these tests never wait for the
 real games) and, more lightly, on every registered engine.
@@ -24,15 +24,9 @@ from typing import Any
 
 import pytest
 
-import games.bots
-from games.bots import (
-    LEVELS,
-    choose_interrupt,
-    choose_move,
-    play_match,
-)
-from games.engines import RULES
-from games.engines.base import (
+import rules.bots
+from rules import RULES
+from rules.base import (
     IllegalMove,
     InvalidMove,
     InvalidOptions,
@@ -49,7 +43,13 @@ from games.engines.base import (
     rank_groups,
     step,
 )
-from games.engines.rng import pick, rng, shuffled
+from rules.bots import (
+    LEVELS,
+    choose_interrupt,
+    choose_move,
+    play_match,
+)
+from rules.rng import pick, rng, shuffled
 
 # --- the toy engine -------------------------------------------------------------------------
 
@@ -693,7 +693,7 @@ def test_play_match_reports_every_decision() -> None:
 
 
 def test_module_doctests_pass() -> None:
-    assert doctest.testmod(games.bots).failed == 0
+    assert doctest.testmod(rules.bots).failed == 0
 
 
 # --- every registered engine ----------------------------------------------------------------------

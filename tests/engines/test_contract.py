@@ -4,8 +4,8 @@ through JSON, never mutate their input, never show a seat what the game hides fr
 view or in the effects it is shown), refuse moves from seats that have none, and emit the same
 effects for the same input on equal states.
 
-Every input goes through `games.engines.base.step`, and when no awaited seat can move the
-playout asks `games.engines.base.fallback`: the same path the platform, the bots and the
+Every input goes through `rules.base.step`, and when no awaited seat can move the
+playout asks `rules.base.fallback`: the same path the platform, the bots and the
 benchmarks take.
 """
 
@@ -20,8 +20,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from games.engines import RULES
-from games.engines.base import (
+from rules import RULES
+from rules.base import (
     Effect,
     IllegalMove,
     Input,
@@ -37,7 +37,7 @@ from games.engines.base import (
     fallback,
     step,
 )
-from games.engines.rng import rng
+from rules.rng import rng
 
 ENGINES = sorted(RULES)
 AnyRules = Rules[Any, Any, Any]
@@ -439,7 +439,7 @@ _json_values = st.recursive(
 @given(data=st.data())
 def test_anything_a_client_sends_is_parsed_or_refused_with_a_rules_error(game: str, data: st.DataObject) -> None:
     """No input makes an engine fail with anything but its own coded errors (a 5xx is a bug)."""
-    from games.engines.base import RulesError
+    from rules.base import RulesError
 
     rules = RULES[game]
     spec = data.draw(st.sampled_from(rules.moves))
@@ -467,7 +467,7 @@ def test_anything_a_client_sends_is_parsed_or_refused_with_a_rules_error(game: s
 @given(data=st.data())
 def test_any_options_are_accepted_or_refused_with_invalid_options(game: str, data: st.DataObject) -> None:
     """Match options from a client: parsed, or refused with `InvalidOptions` (400), never a crash."""
-    from games.engines.base import InvalidOptions
+    from rules.base import InvalidOptions
 
     rules = RULES[game]
     names = [o.name for o in rules.options] + ["bogus"]

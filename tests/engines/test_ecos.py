@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from games.engines import RULES
-from games.engines.base import Effect, IllegalMove, NotAwaited
-from games.engines.ecos.board import Tile
-from games.engines.ecos.cards import CARDS
-from games.engines.ecos.model import InPlay, State
+from rules import RULES
+from rules.base import Effect, IllegalMove, NotAwaited
+from rules.ecos.board import Tile
+from rules.ecos.cards import CARDS
+from rules.ecos.model import InPlay, State
 from tests.engines.scenarios import runner
 
 ECOS = RULES["ecos"]

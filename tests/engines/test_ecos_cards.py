@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from games.engines.ecos import effects
-from games.engines.ecos.board import SPECIES, Hex, Tile, canon, count, matches, parse_hex
-from games.engines.ecos.cards import (
+from rules.ecos import effects
+from rules.ecos.board import SPECIES, Hex, Tile, canon, count, matches, parse_hex
+from rules.ecos.cards import (
     CARD_FILE,
     CARDS,
     SPECIES_IDS,
@@ -26,7 +26,7 @@ from games.engines.ecos.cards import (
     parse_counter,
     parse_filter,
 )
-from games.engines.ecos.model import Choice, State
+from rules.ecos.model import Choice, State
 from tests.engines.test_ecos import ECOS, almost, board, eco, kinds, make, options_of, place, play, public, tile
 
 RAW = json.loads(CARD_FILE.read_text())
@@ -128,7 +128,7 @@ def test_a_malformed_card_file_fails_loudly_at_import(tmp_path: Path) -> None:
     package = tmp_path / "ecos_broken"
     shutil.copytree(Path(CARD_FILE).parent, package, ignore=shutil.ignore_patterns("__pycache__"))
     for module in package.glob("*.py"):  # the copy imports its own modules
-        module.write_text(module.read_text().replace("games.engines.ecos.", "ecos_broken."))
+        module.write_text(module.read_text().replace("rules.ecos.", "ecos_broken."))
     data = _broken("brn-12", lambda c: c["effects"][1].update(count="two"))
     (package / "cards.json").write_text(json.dumps(data))
     root = Path(__file__).resolve().parents[2]

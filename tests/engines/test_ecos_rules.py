@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from games.engines.base import InvalidMove, InvalidOptions, NotAwaited
-from games.engines.ecos.cards import CARD_IDS, CARDS
-from games.engines.ecos.model import ROUND_LIMIT, State
-from games.engines.rng import rng
+from rules.base import InvalidMove, InvalidOptions, NotAwaited
+from rules.ecos.cards import CARD_IDS, CARDS
+from rules.ecos.model import ROUND_LIMIT, State
+from rules.rng import rng
 from tests.engines.test_ecos import (
     ECOS,
     almost,

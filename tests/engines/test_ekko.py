@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from games.engines import RULES, ekko
-from games.engines.base import Effect, IllegalMove, InvalidMove, InvalidOptions, NotAwaited, RaceLost
-from games.engines.ekko import Draw, Mirror, Pass, Play, State
+from rules import RULES, ekko
+from rules.base import Effect, IllegalMove, InvalidMove, InvalidOptions, NotAwaited, RaceLost
+from rules.ekko import Draw, Mirror, Pass, Play, State
 from tests.engines.scenarios import runner
 
 R = ekko.RULES

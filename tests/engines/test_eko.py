@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from games.engines import RULES, eko
-from games.engines.base import IllegalMove, InvalidMove, InvalidOptions, NotAwaited, put
-from games.engines.rng import rng
+from rules import RULES, eko
+from rules.base import IllegalMove, InvalidMove, InvalidOptions, NotAwaited, put
+from rules.rng import rng
 from tests.engines.scenarios import runner
 
 RULESET = RULES["eko"]

@@ -17,8 +17,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from games.engines import enka
-from games.engines.base import Effect, IllegalMove, InvalidMove, InvalidOptions, NotAwaited
+from rules import enka
+from rules.base import Effect, IllegalMove, InvalidMove, InvalidOptions, NotAwaited
 from tests.engines.scenarios import runner
 
 R = enka.RULES

@@ -9,9 +9,9 @@ import random
 
 import pytest
 
-from games import botplay, bots, replay, selectors, services
-from games.engines import RULES
+from games import botplay, replay, selectors, services
 from games.models import Match, Record, Seat
+from rules import RULES, bots
 
 SHORT = {  # options that keep a whole match short
     "ekko": {"target_score": 1},

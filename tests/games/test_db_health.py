@@ -1,4 +1,4 @@
-"""The PostgreSQL backend (config/postgresql): the per-request health check (``SELECT 1``) is skipped
+"""The PostgreSQL backend (core/postgresql): the per-request health check (``SELECT 1``) is skipped
 on a connection the server answered on within ``FRESH_S``; the watchdog cuts a query past its deadline."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from django.db import connections
 
-from config.postgresql import base
+from core.postgresql import base
 
 pytestmark = pytest.mark.django_db
 

@@ -57,8 +57,8 @@ def test_the_sweep_leaves_matches_waiting_for_a_human(toy_game, make_user):
 
 def test_a_hidden_pass_does_not_reset_the_public_timeout_count(make_user):
     """EKKO's reaction `pass` hides who passed: the seat's consecutive_timeouts must not tell."""
-    from games.engines import RULES
-    from games.engines.ekko import Pass
+    from rules import RULES
+    from rules.ekko import Pass
 
     rules = RULES["ekko"]
     assert rules.author_hidden(Pass())

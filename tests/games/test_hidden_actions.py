@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from games import replay, services
-from games.engines import RULES
 from games.models import Match, Seat
+from rules import RULES
 
 pytestmark = pytest.mark.django_db
 

@@ -19,16 +19,16 @@ from django.db import connection
 from django.utils import timezone
 
 from games import selectors, services
-from games.engines import RULES
 from games.models import Match, Record
 from games.tasks import deadlines_sweep
+from rules import RULES
 
 pytestmark = pytest.mark.django_db
 
 TABLE = Record._meta.db_table
 _NAME = rf"""["`]?{TABLE}["`]?(\s|$)"""
 # Anywhere in a statement, not only at its start: a record may be inserted in a data-modifying CTE
-# (``WITH i AS (INSERT INTO games_record …) UPDATE games_match …``, `config.sql.insert_and_update`).
+# (``WITH i AS (INSERT INTO games_record …) UPDATE games_match …``, `core.sql.insert_and_update`).
 CHANGES_A_RECORD = re.compile(  # an UPDATE, a DELETE, or an upsert (INSERT … ON CONFLICT … DO UPDATE)
     rf"\b(UPDATE\s+{_NAME}|DELETE\s+FROM\s+{_NAME}|INSERT\s+INTO\s+{_NAME}.*\sDO\s+UPDATE\s)",
     re.IGNORECASE | re.DOTALL,

@@ -9,8 +9,8 @@ import random
 import pytest
 
 from games import replay, services
-from games.engines import RULES
 from games.models import Match, Record
+from rules import RULES
 
 pytestmark = pytest.mark.django_db
 

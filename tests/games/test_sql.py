@@ -1,4 +1,4 @@
-"""The precompiled hot-path reads (`config.sql`) answer exactly what their ORM twins answer."""
+"""The precompiled hot-path reads (`core.sql`) answer exactly what their ORM twins answer."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from accounts import services as accounts
 from accounts.models import ApiToken
-from config import sql
+from core import sql
 from games import fanout, notifications, selectors, services
 from games.models import InboxCounter, Match, Seat, Webhook
 
@@ -308,7 +308,7 @@ def _canon(rules, state) -> str:
 
 @pytest.mark.django_db
 def test_the_hot_statements_are_prepared_on_postgresql(settings):
-    """`config.sql` statements are parsed and planned once per connection (prepared), still logged
+    """`core.sql` statements are parsed and planned once per connection (prepared), still logged
     with their text; with TABULA_DB_PREPARED off they are not prepared; Django's own never are."""
     from django.db import connection
 

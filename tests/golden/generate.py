@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from games.engines import RULES
-from games.engines.base import Effect, Expired, Input, Moved, Resigned, Rules, RulesError, TimedOut, fallback, step
+from rules import RULES
+from rules.base import Effect, Expired, Input, Moved, Resigned, Rules, RulesError, TimedOut, fallback, step
 
 HERE = Path(__file__).resolve().parent
 ENGINE_DIR = HERE / "engines"

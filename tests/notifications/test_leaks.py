@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from games import replay, services
-from games.engines import RULES
 from games.models import Match, Notification
+from rules import RULES
 from tests.games import test_hidden_actions as twins
 
 pytestmark = pytest.mark.django_db

@@ -28,7 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from games.engines.base import Effect, Expired, IllegalMove, Moved, Resigned, Rules, RulesError, TimedOut, step
+from rules.base import Effect, Expired, IllegalMove, Moved, Resigned, Rules, RulesError, TimedOut, step
 
 Case = dict[str, Any]
 

@@ -1,4 +1,4 @@
-"""Ecos setup, queries and transitions (docs/rules/ecos.md §B3–§B10). Pure; the only randomness is `games.engines.rng`.
+"""Ecos setup, queries and transitions (docs/rules/ecos.md §B3–§B10). Pure; the only randomness is `rules.rng`.
 
 RNG uses (§0.2, §B3): ``rng(seed, "harbinger")``, ``rng(seed, "presets")``,
 ``rng(seed, "deck", back)``, ``rng(seed, "draft", back)`` (the reshuffle after a
@@ -16,11 +16,11 @@ import operator
 from collections.abc import Sequence
 from typing import Any
 
-from games.engines.base import JSON, Effect, IllegalMove, InvalidOptions, NotAwaited, Option, Outcome, Seat, put
-from games.engines.ecos.board import SPECIES, Hex, Tile, canon, hex_key, parse_hex, tile_ok
-from games.engines.ecos.cards import CARD_IDS, CARDS, PLACEMENT_OPS, PRESETS, SPECIES_IDS, Step
-from games.engines.ecos.effects import apply_choice, default_choice, options, score_value
-from games.engines.ecos.model import (
+from rules.base import JSON, Effect, IllegalMove, InvalidOptions, NotAwaited, Option, Outcome, Seat, put
+from rules.ecos.board import SPECIES, Hex, Tile, canon, hex_key, parse_hex, tile_ok
+from rules.ecos.cards import CARD_IDS, CARDS, PLACEMENT_OPS, PRESETS, SPECIES_IDS, Step
+from rules.ecos.effects import apply_choice, default_choice, options, score_value
+from rules.ecos.model import (
     ACTIVE_COUNT,
     BAG_COUNTS,
     DECK_SOURCES,
@@ -60,8 +60,8 @@ from games.engines.ecos.model import (
     Task,
     back_of,
 )
-from games.engines.kit import Draft, parse_options
-from games.engines.rng import pick, randbelow, rng, sample, shuffled
+from rules.kit import Draft, parse_options
+from rules.rng import pick, randbelow, rng, sample, shuffled
 
 # --- 1. constants (the rest: model.py) ------------------------------------------------------
 

@@ -26,7 +26,7 @@ import typing
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar, get_args, get_origin
 
-from games.engines.base import (
+from rules.base import (
     JSON,
     Effect,
     FieldType,
@@ -94,10 +94,10 @@ def parse_options(specs: Sequence[Option], options: object, players: int) -> dic
     {'n': 5, 'who': 'random'}
     >>> parse_options(specs, {"n": 10}, 2)
     Traceback (most recent call last):
-    games.engines.base.InvalidOptions: n must be an integer from 1 to 9
+    rules.base.InvalidOptions: n must be an integer from 1 to 9
     >>> parse_options(specs, {"m": 1}, 2)
     Traceback (most recent call last):
-    games.engines.base.InvalidOptions: unknown option(s): m
+    rules.base.InvalidOptions: unknown option(s): m
     """
     if not isinstance(options, dict):
         raise InvalidOptions("options must be an object")
@@ -158,7 +158,7 @@ def arg(
     (Cut(at=None), {'type': 'cut'})
     >>> codec.parse({"type": "cut", "at": None})
     Traceback (most recent call last):
-    games.engines.base.InvalidMove: `cut`: `at` must be an integer
+    rules.base.InvalidMove: `cut`: `at` must be an integer
     >>> codec.specs[0].fields[0].nullable
     False
     """
@@ -293,10 +293,10 @@ class MoveCodec(Generic[S]):
     {'type': 'play', 'card': 40}
     >>> codec.parse({"type": "play", "card": 99})
     Traceback (most recent call last):
-    games.engines.base.InvalidMove: `play`: `card` must be from 1 to 98
+    rules.base.InvalidMove: `play`: `card` must be from 1 to 98
     >>> codec.parse({"type": "play"})
     Traceback (most recent call last):
-    games.engines.base.InvalidMove: `play` needs `card`
+    rules.base.InvalidMove: `play` needs `card`
     """
 
     def __init__(self, *classes: type) -> None:

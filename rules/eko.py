@@ -43,7 +43,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any, ClassVar, Literal, Required, TypedDict, get_args
 
-from games.engines.base import (
+from rules.base import (
     JSON,
     Effect,
     IllegalMove,
@@ -57,8 +57,8 @@ from games.engines.base import (
     put,
     rank_groups,
 )
-from games.engines.kit import Draft, MoveCodec, arg, parse_options
-from games.engines.rng import randbelow, rng, sample, shuffled
+from rules.kit import Draft, MoveCodec, arg, parse_options
+from rules.rng import randbelow, rng, sample, shuffled
 
 # --- 1. constants ----------------------------------------------------------------------------
 

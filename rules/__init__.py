@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from games.engines import ecos, ekko, eko, enka
-from games.engines.base import Rules
+from rules import ecos, ekko, eko, enka
+from rules.base import Rules
 
 RULES: dict[str, Rules[Any, Any, Any]] = {m.RULES.name: m.RULES for m in (ekko, enka, eko, ecos)}  # catalogue order

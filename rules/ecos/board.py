@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
-from games.engines.ecos.cards import SPECIES_IDS, Counter, TileFilter, parse_filter
+from rules.ecos.cards import SPECIES_IDS, Counter, TileFilter, parse_filter
 
 Hex = tuple[int, int]
 Board = Mapping[Hex, "Tile"]

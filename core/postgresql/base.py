@@ -10,7 +10,7 @@ reconnects: recovery needs nothing).
 
 One daemon thread per process serves every connection; arming costs a dict write.
 
-`prepared_cursor` gives the hot path's hand-written statements (`config.sql`) a cursor that binds
+`prepared_cursor` gives the hot path's hand-written statements (`core.sql`) a cursor that binds
 parameters on the server and prepares each statement once per connection: PostgreSQL then parses
 and plans a move's statements once, not on every move. Django's own queries keep client-side
 binding. ``TABULA_DB_PREPARED=false`` turns it off (behind a pooler in transaction mode, such as

@@ -65,7 +65,7 @@ def hydrate(model: type[M], row: Sequence[Any], start: int = 0) -> M:
 
 def cursor() -> Any:
     """A cursor for the statements here: on PostgreSQL one that prepares them (each is parsed and
-    planned once per connection, `config.postgresql`), elsewhere Django's own."""
+    planned once per connection, `core.postgresql`), elsewhere Django's own."""
     connection = connections[DEFAULT_DB_ALIAS]
     prepared = getattr(connection, "prepared_cursor", None)
     return prepared() if prepared is not None else connection.cursor()

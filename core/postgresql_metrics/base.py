@@ -1,4 +1,4 @@
-"""`config.postgresql` (a client-side deadline on every query) with django-prometheus' query metrics.
+"""`core.postgresql` (a client-side deadline on every query) with django-prometheus' query metrics.
 
 The running service's settings (dev, prod) name this backend through
 `config.settings.base.instrument_database`; tests keep the plain one.
@@ -10,7 +10,7 @@ from typing import Any
 
 from django_prometheus.db.common import DatabaseWrapperMixin, ExportingCursorWrapper  # type: ignore[import-untyped]
 
-from config.postgresql import base
+from core.postgresql import base
 
 
 class DatabaseWrapper(DatabaseWrapperMixin, base.DatabaseWrapper):

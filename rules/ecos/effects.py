@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from games.engines.ecos.board import (
+from rules.ecos.board import (
     LAND,
     Hex,
     Tile,
@@ -24,8 +24,8 @@ from games.engines.ecos.board import (
     neighbours,
     region_ok,
 )
-from games.engines.ecos.cards import SPECIES_IDS, Step
-from games.engines.ecos.model import Choice, State
+from rules.ecos.cards import SPECIES_IDS, Step
+from rules.ecos.model import Choice, State
 
 SHAPES = {"add_tile": "hex", "add_animal": "animal", "move_animal": "move"}  # §B8.1 answer shapes; the rest: "tile"
 

@@ -6,11 +6,11 @@ import json
 import random
 from functools import lru_cache
 
-from games.engines.base import JSON, Seat
-from games.engines.ecos.board import Tile, hex_key
-from games.engines.ecos.cards import CARD_IDS, CARDS, SPECIES_IDS
-from games.engines.ecos.engine import _drafting, _keep, awaiting, outcome
-from games.engines.ecos.model import (
+from rules.base import JSON, Seat
+from rules.ecos.board import Tile, hex_key
+from rules.ecos.cards import CARD_IDS, CARDS, SPECIES_IDS
+from rules.ecos.engine import _drafting, _keep, awaiting, outcome
+from rules.ecos.model import (
     GAME,
     MOVE_CLASSES,
     TOKENS,
@@ -26,8 +26,8 @@ from games.engines.ecos.model import (
     Task,
     back_of,
 )
-from games.engines.kit import MoveCodec
-from games.engines.rng import shuffled
+from rules.kit import MoveCodec
+from rules.rng import shuffled
 
 # --- 1. constants -----------------------------------------------------------------------------
 

@@ -32,10 +32,10 @@ map and the card data). This module holds only the record.
 
 from __future__ import annotations
 
-from games.engines.base import Rules
-from games.engines.ecos.cards import CARD_IDS, CARDS, PLACEMENT_OPS
-from games.engines.ecos.codec import codec, determinize, dump_state, parse_state, view
-from games.engines.ecos.engine import (
+from rules.base import Rules
+from rules.ecos.cards import CARD_IDS, CARDS, PLACEMENT_OPS
+from rules.ecos.codec import codec, determinize, dump_state, parse_state, view
+from rules.ecos.engine import (
     OPTIONS,
     apply,
     awaiting,
@@ -48,7 +48,7 @@ from games.engines.ecos.engine import (
     setup,
     timeout,
 )
-from games.engines.ecos.model import GAME, PLAYERS, REPLACE_LIMIT, ROUND_LIMIT, TIEBREAK_LIMIT, Config, Move, State
+from rules.ecos.model import GAME, PLAYERS, REPLACE_LIMIT, ROUND_LIMIT, TIEBREAK_LIMIT, Config, Move, State
 
 # --- 1. constants ---------------------------------------------------------------------------
 

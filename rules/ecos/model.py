@@ -9,10 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, TypedDict
 
-from games.engines.base import JSON, InvalidMove
-from games.engines.ecos.board import SPECIES, Hex, Tile, hex_key, parse_hex
-from games.engines.ecos.cards import CARD_IDS, CARDS, ELEMENTS
-from games.engines.kit import arg
+from rules.base import JSON, InvalidMove
+from rules.ecos.board import SPECIES, Hex, Tile, hex_key, parse_hex
+from rules.ecos.cards import CARD_IDS, CARDS, ELEMENTS
+from rules.kit import arg
 
 # --- 1. constants ---------------------------------------------------------------------------
 

@@ -63,7 +63,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypedDict
 
-from games.engines.base import (
+from rules.base import (
     JSON,
     Effect,
     IllegalMove,
@@ -78,8 +78,8 @@ from games.engines.base import (
     put,
     rank_groups,
 )
-from games.engines.kit import Draft, MoveCodec, arg, parse_options
-from games.engines.rng import randbelow, rng, shuffled
+from rules.kit import Draft, MoveCodec, arg, parse_options
+from rules.rng import randbelow, rng, shuffled
 
 # --- 1. constants ---------------------------------------------------------------------------
 

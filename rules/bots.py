@@ -54,7 +54,7 @@ How `strong` maps the contract onto a tree:
 - The move played is the most visited root option (ties: higher mean
   reward, then the better one-ply value).
 
-Determinism: every random draw comes from ``games.engines.rng`` generators
+Determinism: every random draw comes from ``rules.rng`` generators
 derived from the seed, so a decision is a function of (view, legal moves,
 seat, level, seed, iterations) as long as the wall-clock cap (``seconds``)
 does not cut the search short; tests pass ``seconds=None``.
@@ -73,8 +73,8 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from games.engines.base import JSON, Outcome, Rules, RulesError, Seat, fallback, step
-from games.engines.rng import pick, randbelow, rng
+from rules.base import JSON, Outcome, Rules, RulesError, Seat, fallback, step
+from rules.rng import pick, randbelow, rng
 
 Level = Literal["random", "greedy", "strong"]
 LEVELS: tuple[Level, ...] = ("random", "greedy", "strong")

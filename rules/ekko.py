@@ -50,7 +50,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar, Literal, TypedDict
 
-from games.engines.base import (
+from rules.base import (
     JSON,
     Effect,
     IllegalMove,
@@ -66,8 +66,8 @@ from games.engines.base import (
     put,
     rank_groups,
 )
-from games.engines.kit import Draft, MoveCodec, arg, parse_options
-from games.engines.rng import randbelow, rng, shuffled
+from rules.kit import Draft, MoveCodec, arg, parse_options
+from rules.rng import randbelow, rng, shuffled
 
 # --- 1. constants ---------------------------------------------------------------------------
 

@@ -1,0 +1,1 @@
+"""Infrastructure under every app: the SQL gateway helpers, the PostgreSQL backend, base errors, middleware."""
