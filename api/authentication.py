@@ -1,4 +1,4 @@
-"""Token authentication: ``Authorization: Token <key>`` (platform.md); ``Bearer <key>`` also works.
+"""Token authentication: ``Authorization: Token <key>`` (docs/api.md); ``Bearer <key>`` also works.
 
 Keys are ``accounts.models.ApiToken``: only their hash is stored, they expire, and a revoked one
 stops working at once (every request looks the hash up, from this process's cache when Redis says

@@ -236,7 +236,7 @@ def _result_schema(rules: Rules[Any, Any, Any], convert: _Converter) -> Schema:
         properties.update(RESULT_EXTRAS.get(rules.name, {}))
     return {
         "type": "object",
-        "description": f"{rules.title}'s result (platform.md), with the members its rules page adds.",
+        "description": f"{rules.title}'s result (docs/api.md), with the members its rules page adds.",
         "properties": properties,
         "required": ["winners", "ranking", "scores", "reason"],
         "additionalProperties": False,
@@ -271,7 +271,7 @@ def state_schema(rules: Rules[Any, Any, Any], view: Schema) -> Schema:
     return {
         "type": "object",
         "title": g + "State",
-        "description": f"A seat's (or a spectator's) state of a {rules.title} match (platform.md `GET state`).",
+        "description": f"A seat's (or a spectator's) state of a {rules.title} match (docs/api.md, *The state*).",
         "properties": {
             "match": {"type": "string"},
             "game": {"type": "string", "enum": [rules.name]},
@@ -337,7 +337,7 @@ def game_schemas() -> dict[str, Schema]:
     }
     out["Result"] = {
         "type": "object",
-        "description": "The result (platform.md); a rules page may add members: see `EkkoResult`, `EcosResult`…",
+        "description": "The result (docs/api.md); a rules page may add members: see `EkkoResult`, `EcosResult`…",
         "properties": result_base(),
         "required": ["winners", "ranking", "scores", "reason"],
         "additionalProperties": {},

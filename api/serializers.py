@@ -31,7 +31,7 @@ DEADLINES = {"$ref": "#/components/schemas/Deadlines"}
 
 
 class TimeControlSerializer(serializers.Serializer):
-    """platform.md's pinned ``time_control``: one of ``per_move_s`` or ``bank_s`` (+ ``increment_s``)."""
+    """The ``time_control`` docs/api.md pins: one of ``per_move_s`` or ``bank_s`` (+ ``increment_s``)."""
 
     per_move_s = serializers.IntegerField(min_value=1, max_value=clocks.YEAR_S, required=False)
     bank_s = serializers.IntegerField(min_value=1, max_value=clocks.YEAR_S, required=False)
@@ -75,7 +75,7 @@ class SeatSerializer(OutputModelSerializer):
 
 
 class MatchSerializer(OutputModelSerializer):
-    """The match summary (platform.md ``GET matches/{id}``)."""
+    """The match summary (``GET matches/{id}``, docs/api.md)."""
 
     seats = SeatSerializer(many=True, read_only=True)
     created_by = serializers.CharField(source="created_by.public_name", read_only=True)

@@ -144,7 +144,7 @@ def eko_crowded() -> tuple[float, str]:
 
 def run() -> None:
     heading(f"1. Engines (pure, in-process): {GAMES} random {PLAYERS}-player games each, default options")
-    print("   platform.md target: applying a record costs at most 20 µs for the card games")
+    print("   target (bench/README.md): applying a record costs at most 20 µs for the card games")
     print(
         f"   {'game':6} {'apply/record':>13} {'legal_moves':>12} {'full game':>10} {'records/game':>13}"
         "  kinds of record, all games"

@@ -112,7 +112,7 @@ def environment(var_dir: Path, database: Database, settings: str) -> dict[str, s
         "CELERY_BROKER_URL": "filesystem://",
         "DEBUG": "false",
         "LOG_LEVEL": "WARNING",
-        "TABULA_RATE_LIMITS": "off",  # load tests on a private machine (README): a read limit would end them
+        "TABULA_RATE_LIMITS": "off",  # load tests on a private machine (docs/operations.md): read limits would end them
         "PYTHONPATH": str(ROOT),
     }
 
@@ -205,7 +205,7 @@ def service(env: dict[str, str], log: Path, redis_url: str = "") -> Iterator[Ser
         "PORT": str(port),
         "TABULA_GUNICORN_SOCKET": str(var_dir / "run" / "gunicorn.sock"),
         "PROMETHEUS_MULTIPROC_DIR": str(var_dir / "metrics"),
-        "TABULA_RATE_LIMITS": "off",  # a load test on a private machine (README)
+        "TABULA_RATE_LIMITS": "off",  # a load test on a private machine (docs/operations.md)
     }
     if redis_url:
         run_env |= {"CELERY_BROKER_URL": redis_url, "REDIS_URL": redis_url}

@@ -120,6 +120,6 @@ def _table(built: list[Built], cold: list[float], measured: list[tuple[list[floa
             f" {ms(median(state)):>10} {ms(p90(state)):>9} {ms(median(games)):>10} {ratio:>10.2f}×",
             flush=True,
         )
-    print("   platform.md target: GET state of a 1,000-record match within 2× GET games, flat as matches grow")
+    print("   target (bench/README.md): GET state of a 1,000-record match within 2× GET games, flat as matches grow")
     print("   (random games end before 5,000 records at the largest target_score allowed: the ekko 8p row")
     print("    and the enka row, at Enka's cap of 10,000, are each the longest of several random games, finished)")

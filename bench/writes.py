@@ -37,7 +37,8 @@ OPTIONS = {"target_score": 100}  # long games: few matches end inside the window
 WARMUP_S = 3.0
 MEASURE_S = 20.0
 SETUP_TIMEOUT_S = 180.0
-REFERENCE = 373  # boardgame.io 0.50.2 with its PostgreSQL storage (issue 15, ../shared/peers/compare.sh)
+# boardgame.io 0.50.2 with its PostgreSQL storage (issue 15; the peer comparison, run outside the repository)
+REFERENCE = 373
 
 
 @dataclass
@@ -208,7 +209,8 @@ def _report(drivers: list[Driver], window: Window) -> None:
         print(f"   server CPU per move: {service_ms:.2f} ms in the service ({parts} ms; postgres: every backend)")
     print(
         f"   boardgame.io 0.50.2 on PostgreSQL did {REFERENCE} moves/s on a quiet machine (issue 15):"
-        f" {rate / REFERENCE:.2f}× of that (target 1.5×); ../shared/peers/compare.sh measures both in one run"
+        f" {rate / REFERENCE:.2f}× of that (target 1.5×); the peer comparison, run outside the repository,"
+        " measures both in one run"
     )
     if failed or any(d.stuck for d in drivers):
         stuck = sum(d.stuck for d in drivers)

@@ -1,6 +1,6 @@
 """Seat clocks: the ``time_control`` a match is created with, and the arithmetic of running clocks.
 
-platform.md pins ``time_control``: exactly one of ``per_move_s`` (a fresh budget per turn) or
+docs/api.md pins ``time_control``: exactly one of ``per_move_s`` (a fresh budget per turn) or
 ``bank_s`` (a bank that runs while the seat is awaited, plus ``increment_s`` after each move),
 ``on_timeout`` (``default_move`` or ``forfeit``) and ``bot_after`` (a bot takes a seat over after
 that many timeouts in a row). No database access here: the services save the seats this changes.

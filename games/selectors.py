@@ -73,7 +73,7 @@ def deadlines(match: Match, seats: list[Seat] | None = None) -> dict[str, Any]:
 def state_payload(
     match: Match, rules: Rules[Any, Any, Any] | None, state: Any, seat: int | None, seats: list[Seat] | None = None
 ) -> dict[str, Any]:
-    """The caller's state (platform.md ``GET state``), computed only from what ``seat`` may see."""
+    """The caller's state (``GET state``, docs/api.md), computed only from what ``seat`` may see."""
     payload: dict[str, Any] = {
         "match": match.id,
         "game": match.game,

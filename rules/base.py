@@ -107,7 +107,7 @@ class Effect:
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """The final result (platform.md ``result``)."""
+    """The final result (``result`` in docs/api.md)."""
 
     winners: frozenset[Seat]
     ranking: tuple[frozenset[Seat], ...]  # best first; tied seats share a group

@@ -7,7 +7,7 @@ hides is sampled afresh with ``rules.determinize(view, seat, gen)``, so a bot
 cannot cheat even by accident: two true states that look the same to the seat
 give the same decision (``tests/engines/test_bots.py``).
 
-Levels (platform.md *Clocks, timeouts, bots*; issue 6), the same for every game:
+Levels (docs/api.md, *Clocks, timeouts and bots*; issue 6), the same for every game:
 
 - ``random``: a uniform legal move.
 - ``greedy``: one ply: the move whose successor maximises ``rules.heuristic`` for

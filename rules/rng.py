@@ -63,5 +63,5 @@ def pick(items: Sequence[T], gen: random.Random) -> T:
 
 
 def sample(items: Sequence[T], k: int, gen: random.Random) -> list[T]:
-    """The first ``k`` items of the helper's shuffle of ``items`` (rules/README.md)."""
+    """The first ``k`` items of the helper's shuffle of ``items`` (docs/rules/README.md)."""
     return shuffled(items, gen)[:k]

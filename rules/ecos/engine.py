@@ -562,7 +562,7 @@ def _scratch_after(state: State, seat: Seat) -> _Scratch:
 
 
 def _respond_moves(state: State, seat: Seat) -> list[Respond]:
-    """One-entry `respond` moves for each token the seat still owes (§B4.1, README *legal_moves*)."""
+    """One-entry `respond` moves for each token the seat still owes (§B4.1, docs/rules/README.md *legal_moves*)."""
     sc = _scratch_after(state, seat)
     done = _answered(state, seat)
     out: list[Respond] = []
@@ -602,7 +602,7 @@ def _step_of(prompt: Prompt) -> Step:
 
 
 def legal_moves(state: State, seat: Seat) -> list[Move]:
-    """Concrete moves for the seat's open prompt, one pick per move (§B10, README *legal_moves*)."""
+    """Concrete moves for the seat's open prompt, one pick per move (§B10, docs/rules/README.md *legal_moves*)."""
     if seat not in awaiting(state):
         return []
     phase = state.phase

@@ -364,7 +364,7 @@ def _answered(rules: AnyRules, answered: frozenset[int], before: Any, sent: Inpu
     """The seats that have answered the simultaneous prompt still open in ``after``.
 
     Such a seat may send a replacement answer until the prompt closes, and a replacement is not
-    listed in ``legal_moves`` (the rules README, on ``not_awaited`` and ``legal_moves``; Ekö's and
+    listed in ``legal_moves`` (docs/rules/README.md, on ``not_awaited`` and ``legal_moves``; Ekö's and
     Ecos' pages allow one). A prompt is open while ``awaiting`` only shrinks; a seat answers it by a
     move, or by its timeout's default answer, that takes it off ``awaiting``. A seat newly awaited
     (a new prompt, a new turn) or the end closes it.
