@@ -112,8 +112,3 @@ LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
-
-VAR_DIR.mkdir(parents=True, exist_ok=True)  # noqa: F405
-if CELERY_BROKER_URL.startswith("filesystem://"):  # noqa: F405
-    for _folder in ("queue", "processed", "control"):
-        (BROKER_DIR / _folder).mkdir(parents=True, exist_ok=True)  # noqa: F405

@@ -52,7 +52,9 @@ CELERY_TASK_ROUTES = {
     "games.tasks.bots_play": {"queue": "bots"},
 }
 
-# Beat: the periodic tasks, and the file it keeps their last runs in.
+# Beat: the periodic tasks, and the file it keeps their last runs in (config.celery.Scheduler, Celery's
+# own, makes its folder).
+CELERY_BEAT_SCHEDULER = "config.celery:Scheduler"
 CELERY_BEAT_SCHEDULE = {
     "sweep-due-deadlines": {"task": "games.tasks.deadlines_sweep", "schedule": timedelta(seconds=5)},
     "clock-low-sweep": {"task": "games.tasks.clock_low_sweep", "schedule": timedelta(seconds=10)},

@@ -7,10 +7,8 @@ from config import logs
 from config.settings.base import *  # noqa: F403
 from config.settings.database import DATABASES, instrument_database
 from config.settings.env import env_bool
-from config.settings.static import STATIC_ROOT
 
 DEBUG = env_bool("DEBUG", True)
-STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # (bin/run collects into it)
 
 LOG_FORMAT = os.environ.get("LOG_FORMAT", "console")
 LOGGING = logs.configure(LOG_FORMAT, os.environ.get("LOG_LEVEL", "INFO"))

@@ -1,4 +1,9 @@
-"""Paths and the environment readers every settings module uses."""
+"""Paths and the environment readers every settings module uses.
+
+No settings module creates a file or a folder: what lives under VAR_DIR is made where it is used
+(bin/run and manage.py the SQLite database's folder, config/broker.py the broker's when it connects,
+config/celery.py beat's, collectstatic STATIC_ROOT, Django the file cache's and the mail folder).
+"""
 
 from __future__ import annotations
 

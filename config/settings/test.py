@@ -29,10 +29,7 @@ CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_DEFAULT_QUEUE = "tabula-test-" + os.environ.get("PYTEST_XDIST_WORKER", "main")
 CELERY_TASK_ROUTES = {name: {"queue": CELERY_TASK_DEFAULT_QUEUE} for name in CELERY_TASK_ROUTES}
 if CELERY_BROKER_URL.startswith("filesystem://"):
-    _test_broker = VAR_DIR / "test-broker"
-    for _folder in ("queue", "processed", "control"):
-        (_test_broker / _folder).mkdir(parents=True, exist_ok=True)
-    CELERY_BROKER_TRANSPORT_OPTIONS = filesystem_broker(_test_broker)
+    CELERY_BROKER_TRANSPORT_OPTIONS = filesystem_broker(VAR_DIR / "test-broker")
 
 # The game platform: deals on demand, inline tasks.
 TABULA_ALLOW_SETUP = True
