@@ -61,15 +61,17 @@ INSTALLED_APPS = [
     "web",  # the browser client
 ]
 
-# Middleware, outermost first.
+# Middleware, outermost first. The request id and the request log come before anything that may
+# answer early (a probe, a preflight, the API guard's 413 and 400, host validation, a rate limit),
+# so every answer carries X-Request-ID and gets its request_finished line.
 MIDDLEWARE = [
     "django_prometheus.middleware.PrometheusBeforeMiddleware",  # request counts and latency, of every answer
-    "api.limits.ApiGuardMiddleware",  # /api/: 413 from Content-Length before any body is read; problem+json errors
     "core.middleware.RequestIdMiddleware",  # takes or makes the X-Request-ID, returns it on every answer
-    "core.middleware.ProbeMiddleware",  # /livez, /readyz, /metrics: nothing below runs for them
     "django_structlog.middlewares.RequestMiddleware",  # the request log: one request_finished line per answer
+    "core.middleware.ProbeMiddleware",  # /livez, /readyz, /metrics: nothing below runs for them
     "corsheaders.middleware.CorsMiddleware",  # preflights answer here, before authentication
     "django.middleware.security.SecurityMiddleware",
+    "api.limits.ApiGuardMiddleware",  # /api/: 413 from Content-Length before any body is read; problem+json errors
     "whitenoise.middleware.WhiteNoiseMiddleware",  # static files (admin, the offline Swagger UI, the web client)
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
