@@ -52,12 +52,12 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",  # the Swagger UI's files, served offline
-    "accounts",
-    "games",
-    "api",
     "django_prometheus",
     "django_structlog",
     "corsheaders",
+    "accounts",
+    "games",
+    "api",
     "web",  # the browser client
 ]
 
