@@ -5,8 +5,9 @@ writes it; a worker polling the folder in between moves the empty file away and 
 (``JSONDecodeError``), which ends the worker with "Unrecoverable error" (seen under `make run`: a
 bot task queued a timer while the timers worker polled). Here a message is written to a hidden
 partial file first, which no queue matches, and renamed to its final name once complete: a reader
-sees a whole message or nothing. Installed when `config.celery` is imported, so in every process
-that sends or receives tasks.
+sees a whole message or nothing. And kombu expects the folders its transport options name to exist:
+here connecting makes them (the settings name them, they create nothing). Installed when
+`config.celery` is imported, so in every process that sends or receives tasks.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import os
 import uuid
 from contextlib import suppress
+from pathlib import Path
 from time import monotonic
 from typing import Any
 
@@ -38,5 +40,19 @@ def _put(self: filesystem.Channel, queue: str, payload: Any, **kwargs: Any) -> N
         raise ChannelError(f"Cannot add file {final!r} to directory") from None
 
 
+_FOLDERS = ("data_folder_in", "data_folder_out", "processed_folder", "control_folder")
+_establish_connection = filesystem.Transport.establish_connection
+
+
+def _connect(self: filesystem.Transport) -> filesystem.Transport:
+    """Connect: make the folders the transport options name, then kombu's own connect."""
+    options: dict[str, Any] = getattr(self.client, "transport_options", None) or {}
+    for key in _FOLDERS:
+        if options.get(key):
+            Path(options[key]).mkdir(parents=True, exist_ok=True)
+    return _establish_connection(self)
+
+
 def install() -> None:
     filesystem.Channel._put = _put  # type: ignore[method-assign]
+    filesystem.Transport.establish_connection = _connect  # type: ignore[method-assign,assignment]

@@ -1,9 +1,11 @@
 """The Celery app: settings come from Django's CELERY_* names, tasks from each app's tasks.py."""
 
 import os
+from pathlib import Path
 from typing import Any
 
 from celery import Celery
+from celery.beat import PersistentScheduler
 from celery.signals import setup_logging, worker_init, worker_process_shutdown
 from django_structlog.celery.steps import DjangoStructLogInitStep
 
@@ -17,6 +19,16 @@ app = Celery("tabula")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 app.steps["worker"].add(DjangoStructLogInitStep)  # each task's log lines carry the ids of its sender
+
+
+class Scheduler(PersistentScheduler):
+    """Celery's beat scheduler (CELERY_BEAT_SCHEDULER), which first makes the folder of its schedule file."""
+
+    schedule_filename: str
+
+    def setup_schedule(self) -> None:
+        Path(self.schedule_filename).parent.mkdir(parents=True, exist_ok=True)
+        super().setup_schedule()
 
 
 @setup_logging.connect

@@ -1,8 +1,9 @@
 """Request ids: taken from ``X-Request-ID`` when it is sane, made otherwise, returned on the response.
 
 This middleware sits before django-structlog's, which binds the id (``TRUST_UPSTREAM_REQUEST_ID``)
-to every log line of the request and to the Celery tasks it queues. The match a path names is
-bound too; the services bind the version they wrote.
+to every log line of the request and to the Celery tasks it queues, and both sit before every
+middleware that may answer early (config/settings/base.py): every answer carries the id and gets
+its request line. The match a path names is bound too; the services bind the version they wrote.
 """
 
 from __future__ import annotations
@@ -42,7 +43,8 @@ class ProbeMiddleware:
     """Answers ``/livez``, ``/readyz`` and ``/metrics`` before everything below it.
 
     Probes come with whatever Host the orchestrator uses (an IP, a service name), so they skip
-    ``ALLOWED_HOSTS``, sessions, CSRF, authentication, rate limits and the request log line.
+    ``ALLOWED_HOSTS``, sessions, CSRF, authentication and rate limits. They get an X-Request-ID and a
+    request line like any answer; config/logs.py drops the line below warning (a failing probe is logged).
     """
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:

@@ -13,6 +13,18 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 import pytest  # noqa: E402
 
 
+def pytest_configure(config):
+    """The SQLite test database's folder (var/ by default): the settings name it, they create nothing."""
+    from pathlib import Path
+
+    from django.conf import settings as django_settings
+
+    for database in django_settings.DATABASES.values():
+        name = database.get("TEST", {}).get("NAME")
+        if database["ENGINE"].endswith("sqlite3") and name:
+            Path(name).parent.mkdir(parents=True, exist_ok=True)
+
+
 @pytest.fixture
 def toy_game():
     """Register the toy engine (tests/toy.py) for the duration of one test."""

@@ -1,24 +1,20 @@
-"""Production: every secret and address from the environment."""
+"""Production: every secret and address from the environment; `manage.py check --deploy` is clean."""
 
 import os
 
 from config.settings.base import *  # noqa: F403
+from config.settings.database import DATABASES, instrument_database
+from config.settings.env import env_bool
 
 SECRET_KEY = os.environ["SECRET_KEY"]
-SESSION_COOKIE_SECURE = True
-CSRF_COOKIE_SECURE = True
-
-# --- Operations (issue 16) ---
-from config.settings.base import DATABASES, instrument_database  # noqa: E402
-
-instrument_database(DATABASES)
-# --- Production hardening (issue 10): `manage.py check --deploy` is clean with these set ---------
-from config.settings.base import env_bool  # noqa: E402
-
 DEBUG = False  # pinned: never from the environment in production
+DATABASES = instrument_database(DATABASES)
+
 # HTTPS: HSTS and the redirect are on unless the environment says otherwise; behind a proxy that
 # terminates TLS, set SECURE_PROXY_SSL_HEADER=HTTP_X_FORWARDED_PROTO (the header it sets) and
 # TABULA_TRUSTED_PROXIES=1 (so rate limits see the client's address).
+SESSION_COOKIE_SECURE = True
+CSRF_COOKIE_SECURE = True
 SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", str(365 * 24 * 3600)))
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", True)
 SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)

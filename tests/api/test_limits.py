@@ -155,19 +155,24 @@ def test_rate_limits_off_turns_everything_off(api, make_user, settings):
 def test_the_rate_limit_settings_read_the_environment(monkeypatch):
     import importlib
 
-    import config.settings.base as base
+    import config.settings.cache as cache
+    import config.settings.celery as celery
+    import config.settings.limits as limits
 
     monkeypatch.setenv("TABULA_RATE_LIMITS", "moves=7/m,reads=9/10s")
-    assert importlib.reload(base).TABULA_RATE_LIMITS["moves"] == "7/m"
+    assert importlib.reload(limits).TABULA_RATE_LIMITS["moves"] == "7/m"
     monkeypatch.setenv("TABULA_RATE_LIMITS", "off")
-    assert importlib.reload(base).TABULA_RATE_LIMITS_OFF is True
-    monkeypatch.setenv("CELERY_BROKER_URL", "redis://127.0.0.1:6379/9")
-    assert importlib.reload(base).CACHES["default"]["BACKEND"].endswith("RedisCache")
-    monkeypatch.setenv("CELERY_BROKER_URL", "filesystem://")
+    assert importlib.reload(limits).TABULA_RATE_LIMITS_OFF is True
     monkeypatch.delenv("REDIS_URL", raising=False)
-    assert importlib.reload(base).CACHES["default"]["BACKEND"].endswith("FileBasedCache")
-    monkeypatch.delenv("TABULA_RATE_LIMITS")
-    importlib.reload(base)
+    monkeypatch.setenv("CELERY_BROKER_URL", "redis://127.0.0.1:6379/9")
+    importlib.reload(celery)
+    assert importlib.reload(cache).CACHES["default"]["BACKEND"].endswith("RedisCache")
+    monkeypatch.setenv("CELERY_BROKER_URL", "filesystem://")
+    importlib.reload(celery)
+    assert importlib.reload(cache).CACHES["default"]["BACKEND"].endswith("FileBasedCache")
+    monkeypatch.undo()
+    for module in (limits, celery, cache):
+        importlib.reload(module)
 
 
 def test_list_limit_is_capped_at_100(api, make_user):

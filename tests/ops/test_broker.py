@@ -80,3 +80,17 @@ def test_writer_processes_and_a_reader_lose_and_corrupt_nothing(channel):
         w.join(timeout=30)
     assert errors == []
     assert sorted(got) == list(range(sent))
+
+
+def test_connecting_makes_the_folders_the_settings_name(tmp_path):
+    """The settings only name the broker's folders; kombu expects them to exist (a send fails with
+    "Cannot add file", a poll with FileNotFoundError): connecting makes them."""
+    from config.settings.celery import filesystem_broker
+
+    broker.install()
+    options = filesystem_broker(tmp_path / "fresh" / "broker")
+    with Connection("filesystem://", transport_options=options) as conn:
+        chan = conn.default_channel
+        chan._put("timers", {"n": 1})
+        assert chan._get("timers") == {"n": 1}
+    assert sorted(p.name for p in (tmp_path / "fresh" / "broker").iterdir()) == ["control", "processed", "queue"]

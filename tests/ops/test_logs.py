@@ -3,40 +3,17 @@ hidden information in any line, over whole random matches (issue 16)."""
 
 from __future__ import annotations
 
-import io
 import json
 import logging
 import random
 from typing import Any
 
 import pytest
-import structlog
 
 from config import logs
 from games.models import Match, Record
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def captured():
-    """Every log line at DEBUG and above, rendered as in production (JSON)."""
-    spec = dict(logs.configure("json", "DEBUG")["formatters"]["structured"])
-    spec.pop("()")
-    stream = io.StringIO()
-    handler = logging.StreamHandler(stream)
-    handler.setFormatter(structlog.stdlib.ProcessorFormatter(**spec))
-    root = logging.getLogger()
-    old_level = root.level
-    root.addHandler(handler)
-    root.setLevel(logging.DEBUG)
-    structlog.contextvars.clear_contextvars()
-    try:
-        yield lambda: [json.loads(line) for line in stream.getvalue().splitlines() if line.strip()]
-    finally:
-        root.removeHandler(handler)
-        root.setLevel(old_level)
-        structlog.contextvars.clear_contextvars()
 
 
 def test_a_move_request_logs_one_json_line_with_request_user_match_and_version(captured, make_user, api):

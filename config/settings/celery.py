@@ -1,0 +1,65 @@
+"""Celery and its broker: the filesystem:// broker under var/ by default (no server to install), Redis in
+production; the queues each task goes to and the periodic tasks beat sends."""
+
+from __future__ import annotations
+
+import os
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from config.settings.env import VAR_DIR
+
+CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "filesystem://")
+BROKER_DIR = VAR_DIR / "broker"
+# The filesystem broker is polled: kombu looks at the queue folder again after this long when it
+# found nothing (its default, 1 s, made a bot answer a human about 1 s late). 0.05 s costs make
+# run's three workers about 1 % of a core while idle (bench section "bots"). Redis is not polled:
+# its workers block on BRPOP.
+TABULA_BROKER_POLL_S = float(os.environ.get("TABULA_BROKER_POLL_S", "0.05"))
+
+
+def filesystem_broker(folder: Path) -> dict[str, Any]:
+    """The transport options of a filesystem:// broker kept in ``folder`` (config/broker.py makes the
+    folders when it connects)."""
+    return {
+        "data_folder_in": str(folder / "queue"),
+        "data_folder_out": str(folder / "queue"),
+        "processed_folder": str(folder / "processed"),
+        "control_folder": str(folder / "control"),
+        "store_processed": False,
+        "polling_interval": TABULA_BROKER_POLL_S,
+    }
+
+
+CELERY_BROKER_TRANSPORT_OPTIONS = (
+    filesystem_broker(BROKER_DIR) if CELERY_BROKER_URL.startswith("filesystem://") else {"visibility_timeout": 3600}
+)
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_ACKS_LATE = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_ALWAYS_EAGER = False
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False  # Celery logs through LOGGING (config/celery.py)
+
+# Worker isolation: timers and bots on their own queues, each with its own worker processes.
+CELERY_TASK_DEFAULT_QUEUE = "celery"
+CELERY_TASK_ROUTES = {
+    "games.tasks.deadline_fire": {"queue": "timers"},
+    "games.tasks.deadlines_sweep": {"queue": "timers"},
+    "games.tasks.clock_low_sweep": {"queue": "timers"},
+    "games.tasks.bots_play": {"queue": "bots"},
+}
+
+# Beat: the periodic tasks, and the file it keeps their last runs in (config.celery.Scheduler, Celery's
+# own, makes its folder).
+CELERY_BEAT_SCHEDULER = "config.celery:Scheduler"
+CELERY_BEAT_SCHEDULE = {
+    "sweep-due-deadlines": {"task": "games.tasks.deadlines_sweep", "schedule": timedelta(seconds=5)},
+    "clock-low-sweep": {"task": "games.tasks.clock_low_sweep", "schedule": timedelta(seconds=10)},
+    "webhooks-sweep": {"task": "games.tasks.webhooks_sweep", "schedule": timedelta(seconds=30)},
+    # ranks are refreshed after every rated match; hourly too, for players leaving the active window
+    "refresh-leaderboards": {"task": "games.tasks.leaderboards_refresh", "schedule": timedelta(hours=1)},
+}
+CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
