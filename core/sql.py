@@ -9,11 +9,12 @@ goes through the database's and the field's converters, and instances come from 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from functools import cache
 from typing import Any, TypeVar
 
-from django.db import DEFAULT_DB_ALIAS, connections
+from django.db import DEFAULT_DB_ALIAS, connections, transaction
 from django.db.models import Model
 
 M = TypeVar("M", bound=Model)
@@ -154,3 +155,33 @@ def insert_and_update(new: M, instance: Model, names: Sequence[str]) -> M:
     if not rows:
         raise type(instance).DoesNotExist(f"no {type(instance).__name__} {instance.pk!r} to update")  # type: ignore[attr-defined]
     return inserted(new, rows[0][0])
+
+
+@contextmanager
+def snapshot() -> Iterator[None]:
+    """A read-only transaction whose reads all see the same committed state, however many statements
+    they take, without holding back writers. PostgreSQL: ``REPEATABLE READ``, its first read fixes
+    the snapshot. SQLite (WAL): a ``DEFERRED`` transaction reads one snapshot from its first read and
+    takes no write lock (the settings' ``IMMEDIATE`` would make every writer wait for it). Inside a
+    transaction already (a test's), the enclosing one decides."""
+    connection = connections[DEFAULT_DB_ALIAS]
+    if connection.in_atomic_block:
+        with transaction.atomic():
+            yield
+        return
+    connection.ensure_connection()  # connecting would set the configured mode again
+    vendor = connection.vendor
+    mode = getattr(connection, "transaction_mode", None)
+    if vendor == "sqlite":
+        connection.transaction_mode = "DEFERRED"  # type: ignore[attr-defined]  # read by `atomic`'s BEGIN
+    try:
+        with transaction.atomic():
+            if vendor == "sqlite":
+                connection.transaction_mode = mode  # type: ignore[attr-defined]  # BEGIN is sent
+            elif vendor == "postgresql":
+                with connection.cursor() as cur:  # the transaction's first statement, as PostgreSQL requires
+                    cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            yield
+    finally:
+        if vendor == "sqlite":
+            connection.transaction_mode = mode  # type: ignore[attr-defined]

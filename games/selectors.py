@@ -7,7 +7,8 @@ from typing import Any
 
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet
 
-from accounts.models import User
+from accounts import selectors as account_selectors
+from accounts.models import RatingChange, User
 from core import sql
 from games import replay
 from games.errors import Conflict, NotFound
@@ -204,17 +205,22 @@ def match_export(match: Match) -> dict[str, Any]:
 
 
 def user_profile(username: str) -> tuple[User, dict[str, int], QuerySet[Match]]:
-    """A public profile: the active user, their match counts (played, active, won), their recent public matches."""
+    """A public profile, the same for every viewer: the active user, their counts of the matches
+    anyone may see (played, active, won) and their recent ones (the visibility rule for no one)."""
     user = user_get(username)
-    mine = Match.objects.filter(seats__user=user).distinct()
+    mine = Match.objects.filter(Exists(Seat.objects.filter(match=OuterRef("pk"), user=user))).filter(_visible_q(None))
     counts = mine.aggregate(
         played=Count("id", filter=Q(status=Match.Status.FINISHED)),
         active=Count("id", filter=Q(status=Match.Status.ACTIVE)),
     )
-    finished = Seat.objects.filter(user=user, match__status=Match.Status.FINISHED).values_list("index", "match__result")
+    finished = (
+        Seat.objects.filter(user=user, match__status=Match.Status.FINISHED)
+        .filter(visible_to(None))
+        .values_list("index", "match__result")
+    )
     counts["won"] = sum(1 for index, result in finished if index in (result or {}).get("winners", []))
     recent = (
-        mine.filter(status=Match.Status.FINISHED, private=False)
+        mine.filter(status=Match.Status.FINISHED)
         .select_related("created_by")
         .prefetch_related("seats__user")
         .order_by("-finished_at")[:10]
@@ -269,12 +275,26 @@ def match_by_invite_code(code: str) -> Match:
 
 
 def _visible_q(viewer: User | None) -> Q:
+    """`match_visible_to` as a condition on matches (without the invitation code: lists never take one)."""
     if viewer is None or not viewer.is_authenticated:
         return Q(private=False)
     if viewer.is_staff:
         return Q()
     invited = Invitation.objects.filter(match=OuterRef("pk"), user=viewer).exclude(status=Invitation.Status.DECLINED)
     return Q(private=False) | Q(Exists(Seat.objects.filter(match=OuterRef("pk"), user=viewer))) | Q(Exists(invited))
+
+
+def visible_to(viewer: User | None, match: str = "match_id") -> Exists:
+    """The same rule as a condition on rows that name a match in the column ``match`` (a seat, a
+    rating change): true when ``viewer`` may see that match. ``None``: what anyone may see."""
+    return Exists(Match.objects.filter(pk=OuterRef(match)).filter(_visible_q(viewer)))
+
+
+def rating_history(user: User, game: str, viewer: User | None) -> QuerySet[RatingChange]:
+    """``user``'s rating after each rated match of ``game`` that ``viewer`` may see. An entry for a
+    private match (its id, its end, the change it made) is left out for everyone else; the current
+    rating, which counts every rated match, is the rating itself and stays whole."""
+    return account_selectors.rating_history(user, game).filter(visible_to(viewer))
 
 
 def invitation_list(user: User) -> QuerySet[Invitation]:
@@ -347,18 +367,18 @@ def user_matches(
     return matches
 
 
-def user_stats(user: User, *, public_only: bool = True) -> dict[str, dict[str, Any]]:
-    """Per game: played, won, drawn, lost, average placement (1 = first), average score, longest winning streak."""
+def user_stats(user: User, viewer: User | None = None) -> dict[str, dict[str, Any]]:
+    """Per game, over the finished matches ``viewer`` may see (None: anyone, as on a public profile):
+    played, won, drawn, lost, average placement (1 = first), average score, longest winning streak."""
     rows = (
         Seat.objects.filter(user=user, match__status=Match.Status.FINISHED)
+        .filter(visible_to(viewer))
         .order_by("match__finished_at", "match_id")
-        .values_list("match__game", "index", "match__result", "match__private")
+        .values_list("match__game", "index", "match__result")
     )
     out: dict[str, dict[str, Any]] = {}
     streaks: dict[str, int] = {}
-    for game, index, result, private in rows:
-        if public_only and private:
-            continue
+    for game, index, result in rows:
         s = out.setdefault(
             game,
             {"played": 0, "won": 0, "drawn": 0, "lost": 0, "placements": [], "scores": [], "longest_streak": 0},
@@ -383,9 +403,9 @@ def user_stats(user: User, *, public_only: bool = True) -> dict[str, dict[str, A
 
 
 def user_export_matches(user: User, game: str | None = None) -> QuerySet[Match]:
-    """The user's finished public matches, oldest first (``GET users/{username}/export``)."""
+    """The user's finished matches that anyone may see, oldest first (``GET users/{username}/export``)."""
     qs = Match.objects.filter(
-        Exists(Seat.objects.filter(match=OuterRef("pk"), user=user)), status=Match.Status.FINISHED, private=False
+        Exists(Seat.objects.filter(match=OuterRef("pk"), user=user)), _visible_q(None), status=Match.Status.FINISHED
     )
     if game:
         qs = qs.filter(game=game)

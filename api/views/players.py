@@ -339,7 +339,7 @@ class UserRatingsApi(APIView):
         _game(game)
         user = selectors.user_get(username)
         current = Rating.objects.filter(user=user, game=game).first()
-        history = account_selectors.rating_history(user, game)
+        history = selectors.rating_history(user, game, viewer(request))
         return Response(
             {
                 "game": game,

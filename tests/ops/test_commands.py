@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import io
+import re
+import threading
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.db import connection, connections
 
 from games import services
 from games.models import Match, Record
 
 pytestmark = pytest.mark.django_db
+RECORDS = re.compile(rf"^\s*SELECT\b.*\bFROM\s+\W?{Record._meta.db_table}\b", re.IGNORECASE | re.DOTALL)
 
 
 @pytest.fixture
@@ -80,3 +84,47 @@ def test_abort_match_appends_an_aborted_record_through_the_services(matches):
     with pytest.raises(CommandError, match="not_found"):
         call_command("abort_match", "nope")
     assert "0 problems" in verify()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_moves_appended_while_a_match_is_verified_are_no_gap_and_a_planted_gap_still_is(toy_game, make_user):
+    """Each match is read in one snapshot: a move another connection commits between the read of the
+    match and the reads of its records (interposed there, every time) is not a false "seq gap".
+    On SQLite as on PostgreSQL (WAL lets the writer commit beside the open read)."""
+    ann, ben = make_user("ann"), make_user("ben")
+    live = services.match_create(user=ann, game="toy", players=2, options={"pile": 50})
+    services.match_join(match_id=live.id, user=ben)
+    gapped = services.match_create(user=ann, game="toy", players=2, options={"pile": 50})
+    services.match_join(match_id=gapped.id, user=ben)
+    Record.objects.filter(match_id=gapped.id, seq=2).delete()
+    appended: list[int] = []
+
+    def move_from_another_connection() -> None:
+        def run() -> None:
+            try:
+                match = Match.objects.get(id=live.id)
+                player = ann if match.awaiting == [0] else ben
+                services.move_submit(
+                    match_id=live.id, move={"type": "take", "n": 1}, expected_version=match.version, user=player
+                )
+                appended.append(match.version + 1)
+            finally:
+                connections.close_all()  # this thread's own connection
+
+        thread = threading.Thread(target=run)
+        thread.start()
+        thread.join(timeout=30)
+
+    def interpose(execute, sql, params, many, context):
+        if RECORDS.search(sql) and live.id in (params or ()) and len(appended) < 5:
+            move_from_another_connection()
+        return execute(sql, params, many, context)
+
+    out = io.StringIO()
+    with connection.execute_wrapper(interpose), pytest.raises(CommandError):
+        call_command("verify_matches", stdout=out)
+    assert len(appended) >= 2, "a move was appended before each read of the live match's records"
+    report = out.getvalue()
+    assert live.id not in report, report
+    assert f"{gapped.id}" in report and "missing [2]" in report and report.strip().endswith("1 problems")
+    assert verify(f"--match={live.id}").strip().endswith("0 problems")
