@@ -162,6 +162,7 @@ BROKER_DIR = VAR_DIR / "broker"
 # not polled: its workers block on BRPOP.
 TABULA_BROKER_POLL_S = float(os.environ.get("TABULA_BROKER_POLL_S", "0.05"))
 if CELERY_BROKER_URL.startswith("filesystem://"):
+    CELERY_BROKER_TRANSPORT = "core.broker:FilesystemTransport"  # kombu's, writing each message atomically
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(BROKER_DIR / "queue"),
         "data_folder_out": str(BROKER_DIR / "queue"),
