@@ -85,8 +85,7 @@ def configure(fmt: str, level: str) -> dict[str, Any]:
             # django-structlog's request_finished line is the access log
             "django.server": {"level": "WARNING"},
             "django.request": {"level": "ERROR"},
-            # the make-run front's client (config/stream.py) would log every proxied request, probes
-            # included, as a second access line
+            # httpx (webhook deliveries, games/webhooks.py) logs every request it sends at info
             "httpx": {"level": "WARNING"},
             "httpcore": {"level": "WARNING"},
         },

@@ -48,7 +48,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    "whitenoise.middleware.WhiteNoiseMiddleware",  # static files (admin, the offline Swagger UI) from gunicorn
+    "whitenoise.middleware.WhiteNoiseMiddleware",  # static files (admin, the offline Swagger UI) from the front
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -362,14 +362,13 @@ TABULA_BOT_TURN_MOVES = 8  # a bot task plays this many moves, then queues the r
 CELERY_BEAT_SCHEDULE["webhooks-sweep"] = {"task": "games.tasks.webhooks_sweep", "schedule": timedelta(seconds=30)}
 CELERY_BEAT_SCHEDULE["clock-low-sweep"] = {"task": "games.tasks.clock_low_sweep", "schedule": timedelta(seconds=10)}
 CELERY_TASK_ROUTES["games.tasks.clock_low_sweep"] = {"queue": "timers"}
-# Streams (config/stream.py): caps per user and per process; beyond them 503 with a jittered Retry-After.
+# Streams (front/app.py): caps per user and per process; beyond them 503 with a jittered Retry-After.
 TABULA_STREAMS_PER_USER = int(os.environ.get("TABULA_STREAMS_PER_USER", "8"))
 TABULA_STREAMS_PER_PROCESS = int(os.environ.get("TABULA_STREAMS_PER_PROCESS", "5000"))
 TABULA_STREAM_KEEPALIVE_S = 15.0
 TABULA_STREAM_POLL_S = float(os.environ.get("TABULA_STREAM_POLL_S", "0.25"))  # embedded default: the shared poll
 TABULA_STREAM_TICKET_TTL_S = 60
 TABULA_STREAM_MAX_LIFE_S = 3600  # a stream ends after this; the client resumes with Last-Event-ID
-TABULA_GUNICORN_SOCKET = os.environ.get("TABULA_GUNICORN_SOCKET", str(VAR_DIR / "run" / "gunicorn.sock"))
 # Webhooks: production accepts only https to public addresses (games/ssrf.py).
 TABULA_WEBHOOKS = True
 TABULA_WEBHOOK_ALLOW_PRIVATE = env_bool("TABULA_WEBHOOK_ALLOW_PRIVATE", False)

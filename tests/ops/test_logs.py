@@ -67,9 +67,8 @@ def test_probes_are_not_logged_at_info(captured, client):
     assert requests == ["GET /api/v1/games"]
 
 
-def test_the_make_run_fronts_http_client_logs_no_line_per_request():
-    """config/stream.py proxies every request with httpx, which logs each one at info: a second
-    access line, probes included."""
+def test_the_http_client_logs_no_line_per_request():
+    """Webhooks are delivered with httpx (games/webhooks.py), which logs each request at info."""
     for fmt in ("json", "console"):
         loggers = logs.configure(fmt, "INFO")["loggers"]
         for name in ("httpx", "httpcore"):
