@@ -15,6 +15,11 @@
 - Graceful shutdown: on SIGTERM or Ctrl-C a process stops accepting, lets the requests in flight
   finish for up to ``GRACEFUL_S`` seconds, then ends the open streams (clients resume with
   ``Last-Event-ID``).
+
+Limits on clients (a per-process connection cap with a clear 503: uvicorn's ``limit_concurrency``;
+``timeout_keep_alive``; h11's or httptools' header limits) belong in `OPTIONS`, so every topology
+gets them; a deadline on reading a request's body belongs in front/app.py's `read_body`, which
+already holds every body before a thread takes it.
 """
 
 from __future__ import annotations
