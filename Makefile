@@ -9,7 +9,7 @@ export PORT
 .PHONY: help install run migrate test check test-fast lint format golden openapi clients bench bench-boards bench-bots clean
 
 help:
-	@echo "make run      start web (gunicorn), Celery worker and beat on 127.0.0.1:$(PORT)"
+	@echo "make run      start the front (python -m front), Celery workers and beat on 127.0.0.1:$(PORT)"
 	@echo "make test     install what is needed and run the whole suite"
 	@echo "make check    ruff (lint and format), mypy and the import-linter contracts"
 	@echo "make golden   rewrite the golden transcripts (tests/golden) after an intended change"

@@ -5,7 +5,7 @@
 Everything runs in its own throwaway world: a database ``tabula_chaos_<pid>`` on the local
 PostgreSQL server, reached through a TCP proxy this script controls (to make the database hang or
 refuse), a private ``redis-server`` on a free port (to restart it empty), and the production
-process layout: gunicorn (config/gunicorn.py), one Celery worker per queue (``celery``,
+process layout: the front (``python -m front``), one Celery worker per queue (``celery``,
 ``timers``, ``bots``) and beat. Nothing shared with other processes on the machine is touched.
 
 1. kill -9 the bot worker while bots think: the match still finishes once a new worker starts.
@@ -249,16 +249,7 @@ class World:
         self.psql(f'CREATE DATABASE "{self.db}"')
         self.start_redis()
         subprocess.run([PY, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=self.env, check=True)
-        self.start(
-            "web",
-            "-m",
-            "gunicorn",
-            "config.wsgi:application",
-            "-c",
-            "config/gunicorn.py",
-            "--bind",
-            f"127.0.0.1:{self.web_port}",
-        )
+        self.start("web", "-m", "front", "--host", "127.0.0.1", "--port", str(self.web_port))
         for queue in ("celery", "timers", "bots"):
             self.start_worker(queue)
         self.start(

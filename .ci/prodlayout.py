@@ -14,7 +14,9 @@ Then, through it:
           every timer fired once (timer metrics summed over the workers = timeout records).
 
 Usage: .venv/bin/python .ci/prodlayout.py [smoke] [scale]   (both by default; loopback only;
-every process it starts is stopped at the end, by its process group id).
+every process it starts is stopped at the end, by its process group id). On a machine shared with
+other runs: SMOKE_PORTS=first-last (the ports to listen on), SMOKE_DB (the database to create and
+drop), SMOKE_REDIS_DB (the Redis database to empty; default 12).
 """
 
 from __future__ import annotations
@@ -71,9 +73,25 @@ def wait_for(what: str, ok: Callable[[], Any], timeout: float, every: float = 0.
 
 
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    """A free loopback port: any, or the next free one in ``SMOKE_PORTS`` (``first-last``) when set."""
+    first, _, last = os.environ.get("SMOKE_PORTS", "").partition("-")
+    candidates = [0]
+    if first:
+        ports = list(range(int(first), int(last or first) + 1))
+        start = ports.index(_handed[-1]) + 1 if _handed and _handed[-1] in ports else 0
+        candidates = ports[start:] + ports[:start]
+    for port in candidates:
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            _handed.append(int(s.getsockname()[1]))
+            return _handed[-1]
+    raise SystemExit(f"no free port in SMOKE_PORTS={os.environ.get('SMOKE_PORTS')}")
+
+
+_handed: list[int] = []  # the ports handed out, not all bound yet
 
 
 # --- compose ---------------------------------------------------------------------------------------
@@ -112,10 +130,9 @@ class Layout:
         self.tmp = Path(tempfile.mkdtemp(prefix="tabula-prodlayout-"))
         self.dbname = dbname
         self.procs: list[tuple[str, subprocess.Popen[bytes], Path]] = []
-        self.web: list[str] = []  # base URLs of the web processes
+        self.web: list[str] = []  # base URLs of the web services (the front, `python -m front`)
         self.worker_metrics: list[str] = []
         self.proxy: str | None = None
-        self.stream: str | None = None  # the stream server (SSE)
         self.outer = {
             "SECRET_KEY": "ci-" + os.urandom(16).hex(),
             "ALLOWED_HOSTS": "127.0.0.1,localhost",
@@ -136,11 +153,9 @@ class Layout:
             env["TABULA_VAR_DIR"] = str(home / "var")
         if "PROMETHEUS_MULTIPROC_DIR" in env:
             env["PROMETHEUS_MULTIPROC_DIR"] = str(home / "metrics")
-        if "GUNICORN_BIND" in env:
-            env["GUNICORN_BIND"] = f"127.0.0.1:{free_port()}"
-        if "STREAM_BIND_PORT" in env:
-            env["STREAM_BIND_PORT"] = str(free_port())
-            env["STREAM_BIND_HOST"] = "127.0.0.1"
+        if "WEB_PORT" in env:
+            env["WEB_PORT"] = str(free_port())
+            env["WEB_HOST"] = "127.0.0.1"
         if "TABULA_WORKER_METRICS_PORT" in env:
             env["TABULA_WORKER_METRICS_PORT"] = str(free_port())
             env["TABULA_WORKER_METRICS_ADDR"] = "127.0.0.1"
@@ -170,10 +185,8 @@ class Layout:
             start_new_session=True,  # its own process group: stopped by id at the end
         )
         self.procs.append((instance, proc, log))
-        if "GUNICORN_BIND" in env:
-            self.web.append("http://" + env["GUNICORN_BIND"])
-        if "STREAM_BIND_PORT" in env:
-            self.stream = f"http://127.0.0.1:{env['STREAM_BIND_PORT']}"
+        if "WEB_PORT" in env:
+            self.web.append(f"http://127.0.0.1:{env['WEB_PORT']}")
         if "TABULA_WORKER_METRICS_PORT" in env:
             self.worker_metrics.append(f"http://127.0.0.1:{env['TABULA_WORKER_METRICS_PORT']}/metrics")
         return env
@@ -199,13 +212,12 @@ class Layout:
     def start_proxy(self) -> None:
         nginx = find_nginx(self.tmp)
         if nginx is None:
-            say("no nginx binary could be found or unpacked: the smoke talks to gunicorn directly")
+            say("no nginx binary could be found or unpacked: the smoke talks to the front directly")
             return
         service = self.compose["services"]["proxy"]
         port = free_port()
         env = service_env(service, self.outer)
         env["TABULA_WEB_UPSTREAM"] = self.web[0].removeprefix("http://")
-        env["TABULA_STREAM_UPSTREAM"] = (self.stream or self.web[0]).removeprefix("http://")
         env["NGINX_PORT"] = f"127.0.0.1:{port}"
         rendered = interpolate(NGINX_TEMPLATE.read_text(), env)  # as the image's envsubst does
         home = self.tmp / "proxy"
@@ -442,7 +454,7 @@ def smoke(layout: Layout) -> None:
 
 
 def stream_check(base: str, token: str, match_id: str) -> None:
-    """The inbox stream through the proxy (nginx routes it to the stream server): the match's start arrives."""
+    """The inbox stream through the proxy (nginx passes it unbuffered to the front): the match's start arrives."""
     import http.client
     from urllib.parse import urlsplit
 
@@ -554,7 +566,7 @@ def main(argv: list[str]) -> int:
         sys.exit("stopped (SIGTERM): cleaning up")
 
     signal.signal(signal.SIGTERM, stopped)  # `timeout` in CI
-    dbname = f"tabula_prodlayout_{os.getpid()}"
+    dbname = os.environ.get("SMOKE_DB") or f"tabula_prodlayout_{os.getpid()}"
     import psycopg
     import redis
 
@@ -574,7 +586,6 @@ def main(argv: list[str]) -> int:
             if "scale" in scenarios and name != "worker-celery":
                 layout.start(name, f"{name}-2")
         layout.start("beat")
-        layout.start("stream")
         for url in layout.web:
             wait_for(f"{url}/readyz", ready(url), timeout=90)
         wait_for(

@@ -82,7 +82,7 @@ class StrictJSONParser(JSONParser):
         limit = body_limit(request.path if request is not None else "")
         try:
             raw = stream.read(limit + 1) if stream is not None else b""
-        except OSError:  # the client stopped sending (config/gunicorn.py's read deadline)
+        except OSError:  # the client stopped sending (a WSGI server's read deadline)
             raise RequestTimeout() from None
         if len(raw) > limit:
             raise PayloadTooLarge(limit)
@@ -124,7 +124,7 @@ class ApiGuardMiddleware:
             )
         limit = body_limit(request.path)
         if int(length) > limit:
-            # The body stays unread: gunicorn drains it off the socket in small chunks, never into memory.
+            # The body is not parsed (the front read it whole, up to its own 4 MiB limit: front/app.py).
             return JsonResponse(PayloadTooLarge(limit).problem(), status=413, content_type=PROBLEM)
         response = self.get_response(request)
         if response.status_code >= 400 and not response.get("Content-Type", "").endswith("json"):

@@ -109,9 +109,10 @@ def hit(scope: str, who: str, *, cost: int = 1) -> Usage | None:
 def client_address(request: HttpRequest) -> str:
     """REMOTE_ADDR, or behind ``TABULA_TRUSTED_PROXIES`` proxies the address the outermost one saw.
 
-    Behind a unix socket REMOTE_ADDR is empty: only a local process can connect there (config/stream.py
-    under `make run`), and the last ``X-Forwarded-For`` entry is the peer it saw, which then stands
-    for REMOTE_ADDR; the trusted proxies are counted in the chain before it.
+    Behind a unix socket REMOTE_ADDR is empty: only a local process can connect there (a proxy on
+    the same machine), and the last ``X-Forwarded-For`` entry is the peer it saw, which then stands
+    for REMOTE_ADDR; the trusted proxies are counted in the chain before it. The front (front/app.py)
+    gives the TCP peer.
     """
     chain = [a.strip() for a in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",") if a.strip()]
     remote = str(request.META.get("REMOTE_ADDR") or "")

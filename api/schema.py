@@ -602,7 +602,7 @@ def _stream_operation(operation_id: str, summary: str, description: str, params:
 
 
 def stream_paths(result: Schema, **kwargs: Any) -> Schema:
-    """The SSE paths (async Django views served by config/stream.py, outside DRF) in the document."""
+    """The SSE paths (async Django views served by the front's event loop, outside DRF) in the document."""
     match_param = {"in": "path", "name": "match_id", "required": True, "schema": {"type": "string"}}
     result["paths"]["/api/v1/me/stream"] = {
         "get": _stream_operation(

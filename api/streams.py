@@ -1,4 +1,4 @@
-"""The stream paths as async Django views (served by the ASGI process, config/stream.py).
+"""The stream paths as async Django views (served on the front's event loop, front/app.py).
 
 ``GET me/stream`` and ``GET matches/{id}/stream``: Server-Sent Events; ``Last-Event-ID`` (or
 ``?after=``) resumes after that entry, replaying what was missed first; with neither, the stream
@@ -87,7 +87,7 @@ def _match_end(match_id: str, user: User, code: str | None) -> int | None:
 
 async def _prepare(request: HttpRequest) -> tuple[User | None, int | None, HttpResponse | None]:
     if isinstance(request, WSGIRequest):  # a sync worker would be held for the stream's life: never
-        detail = "Streams are served by the stream server (config/stream.py), not by this WSGI worker."
+        detail = "Streams are served on the front's event loop (front/app.py), not by this WSGI worker."
         return None, None, _problem(503, "streams_unavailable", "Streams unavailable", detail, {"Retry-After": "30"})
     if request.method != "GET":
         return None, None, _problem(405, "method_not_allowed", "Method not allowed", "Streams answer GET only.")

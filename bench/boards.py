@@ -1,7 +1,7 @@
-"""Section 5: a leaderboard of 100,000 rated players next to ``GET games``, on a real gunicorn server.
+"""Section 5: a leaderboard of 100,000 rated players next to ``GET games``, on the real front.
 
 The board is built in-process (bulk inserts), its ranks stored by ``leaderboard_refresh`` (timed:
-the statement that runs after every rated match and hourly), then one gunicorn worker answers
+the statement that runs after every rated match and hourly), then the front (one process, one thread) answers
 ``GET leaderboards/{game}`` (the first page, and a page deep in the board by its cursor) and
 ``GET leaderboards/{game}/around/{username}``, interleaved with ``GET games``.
 """
@@ -14,8 +14,8 @@ from pathlib import Path
 
 from bench.client import Client, expect
 from bench.common import heading, median, ms, p90
-from bench.infra import Database, environment, gunicorn, migrate
-from bench.reads import SERVER_OPTIONS, SETTINGS, setup_django
+from bench.infra import Database, environment, front, migrate
+from bench.reads import SERVER, SETTINGS, setup_django
 
 PLAYERS = 100_000
 REQUESTS = 200
@@ -80,7 +80,7 @@ def run(var_dir: Path, database: Database) -> None:
         "board, page at rank 50,000": f"/leaderboards/{GAME}?limit=50&cursor=50000",
         "around a player": f"/leaderboards/{GAME}/around/board-{PLAYERS // 2}",
     }
-    with gunicorn(env, SERVER_OPTIONS, var_dir / "boards-server.log") as server:
+    with front(env, var_dir / "boards-server.log", **SERVER) as server:
         client = Client(server.base)
         for _ in range(WARMUP):
             expect(client.get("/games", token=token), 200, "GET games")

@@ -1,6 +1,6 @@
 """Section 7: bot latency, from a bot's seat becoming awaited to the bot's record, on the service
 exactly as ``make run`` starts it (``bin/run`` itself: migrations, a worker per queue, beat,
-and the uvicorn front).
+and the front, ``python -m front``).
 
 Two brokers: the embedded default (a SQLite file and the ``filesystem://`` broker, both in a
 temporary directory) and Redis (``BENCH_BOTS_REDIS_URL``, db 13 by default, flushed before and
@@ -81,18 +81,8 @@ def _human_awaited(state: dict[str, Any]) -> bool:
     return state["status"] != "active" or (state["you"] in state["awaiting"] and bool(state["legal_moves"]))
 
 
-BAD_GATEWAY: list[str] = []  # the front's 502s seen by this run (each retried), reported per level
-
-
 def _state(client: Client, token: str, match: str) -> dict[str, Any]:
-    """``GET state``; a 502 from the front (behind it, gunicorn dropped the connection) is counted and read again."""
-    for _ in range(5):
-        reply = client.get(f"/matches/{match}/state", token=token)
-        if reply.status != 502:
-            break
-        BAD_GATEWAY.append(f"GET state of {match}")
-        time.sleep(POLL_S)
-    return expect(reply, 200, "state")
+    return expect(client.get(f"/matches/{match}/state", token=token), 200, "state")
 
 
 def _wait_for_human(client: Client, token: str, match: str, after: int) -> dict[str, Any] | None:
@@ -152,9 +142,7 @@ def _level(client: Client, token: str, level: str, moves: int, gen: random.Rando
             reply = client.post(
                 f"/matches/{match}/moves", {"move": move, "expected_version": state["version"]}, token=token
             )
-            if reply.status != 201:  # the bot's interrupt landed first (or a 502): read again
-                if reply.status == 502:
-                    BAD_GATEWAY.append(f"POST moves of {match}")
+            if reply.status != 201:  # the bot's interrupt landed first: read again
                 state = _state(client, token, match)
                 continue
             played += 1
@@ -191,7 +179,6 @@ def _variant(label: str, var_dir: Path, database: Database, redis: str | None) -
         gen = random.Random(15)
         _level(client, token, "random", 1, gen)  # warm-up: the workers are connected and have imported everything
         for level in LEVELS:
-            BAD_GATEWAY.clear()
             latencies, missing = _level(client, token, level, MOVES, gen)
             goal = (
                 f"goal p50 ≤ {(STRONG_SECONDS + 0.1) * 1e3:.0f} ms, think budget {STRONG_SECONDS * 1e3:.0f} ms"
@@ -201,8 +188,7 @@ def _variant(label: str, var_dir: Path, database: Database, redis: str | None) -
             print(
                 f"    {level:7} {len(latencies):3} answers  p50 {median(latencies) * 1e3:7.1f} ms"
                 f"  p90 {_p90(latencies) * 1e3:7.1f} ms  max {max(latencies, default=float('nan')) * 1e3:7.1f} ms"
-                f"  ({goal}{f'; {missing} unanswered within {ANSWER_S} s' if missing else ''}"
-                f"{f'; {len(BAD_GATEWAY)} answers 502 from the front, read again' if BAD_GATEWAY else ''})",
+                f"  ({goal}{f'; {missing} unanswered within {ANSWER_S} s' if missing else ''})",
                 flush=True,
             )
         client.close()

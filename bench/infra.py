@@ -1,4 +1,4 @@
-"""What the bench runs against: a throwaway database and a real gunicorn server.
+"""What the bench runs against: a throwaway database and the real front (`python -m front`).
 
 Nothing here touches the developer's ``var/``: every process gets ``TABULA_VAR_DIR`` pointing at the
 run's temporary directory (so the filesystem broker and static files live there too) and a
@@ -23,7 +23,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_POSTGRES = "postgres://postgres@127.0.0.1:5432/postgres"
-SERVER_START_S = 60
+SERVER_START_S = 180  # a loaded machine: seven processes import Django at once
 
 
 @dataclass(frozen=True)
@@ -73,11 +73,12 @@ def sqlite_database(directory: Path) -> Iterator[Database]:
 
 @contextmanager
 def postgres_database(server_url: str) -> Iterator[Database]:
-    """A database created for this run (``tabula_bench_<pid>``) on ``server_url``'s server, then dropped."""
+    """A database created for this run (``tabula_bench_<pid>``, or ``BENCH_DATABASE_NAME``) on
+    ``server_url``'s server, then dropped."""
     import psycopg
     from psycopg import sql
 
-    name = f"tabula_bench_{os.getpid()}"
+    name = os.environ.get("BENCH_DATABASE_NAME") or f"tabula_bench_{os.getpid()}"
     admin = with_database_name(server_url, "postgres")
     with psycopg.connect(admin, autocommit=True) as conn:
         conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
@@ -127,34 +128,50 @@ def migrate(env: dict[str, str]) -> None:
 
 
 def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+    """A free port: any, or one in ``BENCH_PORTS`` (``first-last``) when set (a machine shared by several runs)."""
+    first, _, last = os.environ.get("BENCH_PORTS", "").partition("-")
+    if not first:
+        candidates = [0]
+    else:  # each call starts after the port the last one handed out, which may not be bound yet
+        ports = list(range(int(first), int(last or first) + 1))
+        start = (ports.index(_handed[-1]) + 1) if _handed and _handed[-1] in ports else 0
+        candidates = ports[start:] + ports[:start]
+    for port in candidates:
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            _handed.append(int(sock.getsockname()[1]))
+            return _handed[-1]
+    raise RuntimeError(f"no free port in BENCH_PORTS={os.environ['BENCH_PORTS']}")
+
+
+_handed: list[int] = []
 
 
 @dataclass(frozen=True)
 class Server:
     base: str  # http://127.0.0.1:PORT
-    command: str  # the gunicorn options, for the report
+    command: str  # how it was started, for the report
     session: int | None = None  # the session id of every process serving (`cpu_seconds`)
 
 
 @contextmanager
-def gunicorn(env: dict[str, str], options: list[str], log: Path) -> Iterator[Server]:
-    """Serve ``config.wsgi:application`` on a free port; stop it on exit."""
+def front(env: dict[str, str], log: Path, workers: int = 1, threads: int = 8) -> Iterator[Server]:
+    """The front as `make run` and docker/compose.yaml start it (``python -m front``), alone, with
+    ``workers`` processes of ``threads`` threads, on a free port; stopped on exit."""
     port = free_port()
-    args = [
-        *("--bind", f"127.0.0.1:{port}"),
-        *options,
-        *("--log-level", "warning", "--error-logfile", str(log), "--graceful-timeout", "5"),
-    ]
-    command = [sys.executable, "-m", "gunicorn", "config.wsgi:application", *args]
+    command = [sys.executable, "-m", "front", "--host", "127.0.0.1", "--port", str(port), "--workers", str(workers)]
+    env = {**env, "WEB_THREADS": str(threads)}
     with open(log, "ab") as out:
         # A session of its own: Ctrl-C reaches only us, and we stop the server in order.
         proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=out, stderr=out, start_new_session=True)
     try:
         _wait_until_serving(proc, port, log)
-        yield Server(f"http://127.0.0.1:{port}", " ".join(options))
+        yield Server(
+            f"http://127.0.0.1:{port}", f"python -m front, {workers} process(es) × {threads} thread(s)", proc.pid
+        )
     finally:
         _stop(proc)
 
@@ -163,7 +180,7 @@ def _wait_until_serving(proc: subprocess.Popen[bytes], port: int, log: Path) -> 
     deadline = time.monotonic() + SERVER_START_S
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"gunicorn exited with {proc.returncode}:\n{_tail(log)}")
+            raise RuntimeError(f"the server exited with {proc.returncode}:\n{_tail(log)}")
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=1) as sock:
                 sock.sendall(b"GET /api/v1/games HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
@@ -172,7 +189,7 @@ def _wait_until_serving(proc: subprocess.Popen[bytes], port: int, log: Path) -> 
         except OSError:
             pass
         time.sleep(0.2)
-    raise RuntimeError(f"gunicorn did not answer within {SERVER_START_S} s:\n{_tail(log)}")
+    raise RuntimeError(f"the server did not answer within {SERVER_START_S} s:\n{_tail(log)}")
 
 
 def _stop(proc: subprocess.Popen[bytes]) -> None:
@@ -194,16 +211,14 @@ def _tail(log: Path, lines: int = 30) -> str:
 
 @contextmanager
 def service(env: dict[str, str], log: Path, redis_url: str = "") -> Iterator[Server]:
-    """The whole service as `make run` starts it (``bin/run``: workers, beat and the uvicorn front,
-    which serves every request itself) on a free port, with this run's database and var dir; with
+    """The whole service as `make run` starts it (``bin/run``: workers, beat and the front,
+    ``python -m front``, which serves every request itself) on a free port, with this run's database and var dir; with
     ``redis_url``, on Redis as broker and for the streams. Stopped, every process, on exit."""
     port = free_port()
     var_dir = Path(env["TABULA_VAR_DIR"])
-    (var_dir / "run").mkdir(parents=True, exist_ok=True)
     run_env = {
         **env,
         "PORT": str(port),
-        "TABULA_GUNICORN_SOCKET": str(var_dir / "run" / "gunicorn.sock"),
         "PROMETHEUS_MULTIPROC_DIR": str(var_dir / "metrics"),
         "TABULA_RATE_LIMITS": "off",  # a load test on a private machine (docs/operations.md)
     }
@@ -243,8 +258,8 @@ def cpu_seconds(session: int | None = None) -> dict[str, float]:
         if name.endswith("(postgres"):
             out["postgres"] = out.get("postgres", 0.0) + used
         elif session is not None and int(fields[3]) == session:
-            program = next((p for p in ("gunicorn", "uvicorn", "celery") if p in cmdline), "other")
+            program = "front" if "-m front" in cmdline else "celery" if "celery" in cmdline else "other"
             if program == "other" and "multiprocessing" in cmdline:
-                program = "uvicorn"  # the front's worker processes (uvicorn --workers spawns them)
+                program = "front"  # the front's worker processes (uvicorn spawns them)
             out[program] = out.get(program, 0.0) + used
     return out

@@ -159,7 +159,7 @@ def run(tmp: Path, database: Database) -> None:
             infra.migrate(env)
             log = var / "workers.log"
             with (
-                infra.gunicorn(env, ["-c", "config/gunicorn.py"], var / "web.log") as server,
+                infra.front(env, var / "web.log", workers=2) as server,
                 _processes(env, layout, log),
             ):
                 late = _measure(server.base, layout)

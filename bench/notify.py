@@ -1,6 +1,6 @@
-"""Section 5: notifications, on the `make run` layout (uvicorn config/stream.py in front of gunicorn
-on a unix socket, a Celery worker), once on Redis (pub/sub and a Redis broker) and once on the
-embedded default (SQLite, the shared poll, the filesystem broker).
+"""Section 5: notifications, on the `make run` layout (the front, ``python -m front``, and a Celery
+worker), once on Redis (pub/sub and a Redis broker) and once on the embedded default (SQLite, the
+shared poll, the filesystem broker).
 
 - latency from a move's 201 to the awaited user's ``your_turn`` on their open ``me/stream``
   (p50 / p99 over the moves that hand the turn over);
@@ -53,46 +53,22 @@ def _redis_ok(url: str) -> bool:
 
 @contextlib.contextmanager
 def _layout(var_dir: Path, env: dict[str, str]) -> Iterator[str]:
-    sock = var_dir / "run" / "gunicorn.sock"
-    sock.parent.mkdir(parents=True, exist_ok=True)
-    env = {**env, "TABULA_GUNICORN_SOCKET": str(sock), "TABULA_STREAMS_PER_USER": str(STREAMS + 10)}
+    """The front (``python -m front``, one process of 4 threads) and a Celery worker; the front's base URL."""
+    env = {**env, "TABULA_STREAMS_PER_USER": str(STREAMS + 10)}
     port = free_port()
     log = (var_dir / "layout.log").open("ab")
     procs = [
         subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "gunicorn",
-                "config.wsgi:application",
-                "-c",
-                "config/gunicorn.py",
-                "--bind",
-                f"unix:{sock}",
-                "--log-level",
-                "warning",
-            ],
+            [sys.executable, "-m", "front", "--host", "127.0.0.1", "--port", str(port), "--workers", "1"],
             cwd=ROOT,
-            env={**env, "WEB_WORKERS": "1", "WEB_THREADS": "4"},
+            env={**env, "WEB_THREADS": "4"},
             stdout=log,
             stderr=log,
             start_new_session=True,
         ),
         subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "celery",
-                "-A",
-                "config",
-                "worker",
-                "-Q",
-                "celery",
-                "--pool",
-                "solo",
-                "--loglevel",
-                "WARNING",
-            ],
+            [sys.executable, "-m", "celery", "-A", "config", "worker", "-Q", "celery", "--pool", "solo"]
+            + ["--loglevel", "WARNING"],
             cwd=ROOT,
             env=env,
             stdout=log,
@@ -101,31 +77,6 @@ def _layout(var_dir: Path, env: dict[str, str]) -> Iterator[str]:
         ),
     ]
     deadline = time.monotonic() + 30
-    while not sock.exists() and time.monotonic() < deadline:
-        time.sleep(0.1)
-    procs.append(
-        subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "uvicorn",
-                "config.stream:application",
-                "--port",
-                str(port),
-                "--log-level",
-                "warning",
-                "--lifespan",
-                "on",
-                "--timeout-graceful-shutdown",
-                "2",
-            ],
-            cwd=ROOT,
-            env=env,
-            stdout=log,
-            stderr=log,
-            start_new_session=True,
-        )
-    )
     base = f"http://127.0.0.1:{port}"
     while time.monotonic() < deadline:
         with contextlib.suppress(OSError):

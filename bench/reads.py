@@ -1,10 +1,11 @@
-"""Section 2: ``GET state`` of long matches next to ``GET games``, against a real gunicorn server.
+"""Section 2: ``GET state`` of long matches next to ``GET games``, against the real front.
 
-Matches are built in-process (`bench.matches`) on the bench database, then one gunicorn worker
-serves them, so its per-process state cache is what a read hits. For each match: the cold first
-``GET state`` (a full replay), then REQUESTS requests alternating ``GET state`` and ``GET games``
-after a warm-up, both as the seat-0 player over one keep-alive connection. Each row is built COPIES
-times so that the cold read, which can be taken only once per match and server, is a median too.
+Matches are built in-process (`bench.matches`) on the bench database, then the front (`python -m
+front`, one process with one thread) serves them, so its per-process state cache is what a read
+hits. For each match: the cold first ``GET state`` (a full replay), then REQUESTS requests
+alternating ``GET state`` and ``GET games`` after a warm-up, both as the seat-0 player over one
+keep-alive connection. Each row is built COPIES times so that the cold read, which can be taken
+only once per match and server, is a median too.
 
 EKKO caps ``target_score`` at 100, and random games end long before 5,000 records (about 1,000 at
 4 players, 1,500 at 8): the EKKO row asked for 5,000 keeps the longest of several random 8-player
@@ -22,10 +23,10 @@ import django
 
 from bench.client import Client, Reply, expect
 from bench.common import heading, median, ms, p90, us
-from bench.infra import Database, environment, gunicorn, migrate
+from bench.infra import Database, environment, front, migrate
 
 SETTINGS = "config.settings.dev"
-SERVER_OPTIONS = ["--workers", "1", "--worker-class", "gthread", "--threads", "1", "--keep-alive", "30"]
+SERVER = {"workers": 1, "threads": 1}
 REQUESTS = 300  # of each endpoint, per match
 WARMUP = 30
 READERS = 8  # accounts; a match seats the first `players` of them
@@ -64,9 +65,9 @@ def run(var_dir: Path, database: Database) -> None:
         [matches.build(spec, readers, seed=i * COPIES + c + 1) for c in range(COPIES)] for i, spec in enumerate(specs)
     ]
     token = readers[0].token
-    with gunicorn(env, SERVER_OPTIONS, var_dir / "reads-server.log") as server:
+    with front(env, var_dir / "reads-server.log", **SERVER) as server:
         print(f"   database: {database.kind} ({database.label})")
-        print(f"   server: gunicorn {server.command}; {SETTINGS}, DEBUG=false")
+        print(f"   server: {server.command}; {SETTINGS}, DEBUG=false")
         print(f"   {REQUESTS} requests of each endpoint per match, alternating, as the seat-0 player, after a warm-up;")
         print(f"   cold state: the first GET state of a match (a full replay), median of {COPIES} such matches")
         client = Client(server.base)

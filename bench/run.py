@@ -4,7 +4,7 @@
 
 1. Engines: apply cost per record, ``legal_moves`` and a whole random game, in-process
    (`bench.engines`).
-2. Reads: ``GET state`` of long matches next to ``GET games`` on a real gunicorn server
+2. Reads: ``GET state`` of long matches next to ``GET games`` on the real front (``python -m front``)
    (`bench.reads`, matches built by `bench.matches`).
 3. Writes: moves per second through the API with 50 concurrent 4-player EKKO matches
    (`bench.writes`), on PostgreSQL when a server is reachable, else on SQLite.

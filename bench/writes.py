@@ -1,10 +1,10 @@
 """Section 3: moves per second through the HTTP API with 50 concurrent 4-player EKKO matches.
 
-The server is the whole service as `make run` starts it (``bin/run``: the uvicorn front, which
-serves every request itself, the Celery workers and beat), on PostgreSQL, with Redis as broker and for the streams
-when a Redis server answers (``BENCH_REDIS_URL``, default redis://127.0.0.1:6379/14), else the
-filesystem broker. The one setting changed is the password hasher (`bench.settings`), which only
-registration uses.
+The server is the whole service as `make run` starts it (``bin/run``: the front, ``python -m
+front``, which serves every request itself, the Celery workers and beat), on PostgreSQL, with Redis
+as broker and for the streams when a Redis server answers (``BENCH_REDIS_URL``, default
+redis://127.0.0.1:6379/14), else the filesystem broker. The one setting changed is the password
+hasher (`bench.settings`), which only registration uses.
 
 200 players register through ``POST auth/register``; each group of four plays one match, driven by
 one client thread over its own keep-alive connection: read ``GET state`` as an awaited seat (with

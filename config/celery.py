@@ -9,10 +9,6 @@ from celery.beat import PersistentScheduler
 from celery.signals import setup_logging, worker_init, worker_process_shutdown
 from django_structlog.celery.steps import DjangoStructLogInitStep
 
-from config import broker
-
-broker.install()  # the filesystem broker writes each message atomically (config/broker.py)
-
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.dev")
 
 app = Celery("tabula")

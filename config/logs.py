@@ -34,6 +34,12 @@ def drop_probe_requests(
     return event_dict
 
 
+def drop_color_message(logger: Any, method_name: str, event_dict: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
+    """uvicorn passes a colored copy of each of its messages as an extra: not a field of the line."""
+    event_dict.pop("color_message", None)
+    return event_dict
+
+
 def _shared_processors() -> list[Any]:
     return [
         structlog.contextvars.merge_contextvars,
@@ -75,8 +81,8 @@ def configure(fmt: str, level: str) -> dict[str, Any]:
             "structured": {
                 "()": structlog.stdlib.ProcessorFormatter,
                 "processors": [*final, renderer],
-                # lines from plain `logging` calls (Django, Celery, gunicorn, ours) get the same fields
-                "foreign_pre_chain": [*_shared_processors(), structlog.stdlib.ExtraAdder()],
+                # lines from plain `logging` calls (Django, Celery, uvicorn, ours) get the same fields
+                "foreign_pre_chain": [*_shared_processors(), structlog.stdlib.ExtraAdder(), drop_color_message],
             }
         },
         "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "structured"}},
@@ -85,8 +91,7 @@ def configure(fmt: str, level: str) -> dict[str, Any]:
             # django-structlog's request_finished line is the access log
             "django.server": {"level": "WARNING"},
             "django.request": {"level": "ERROR"},
-            # the make-run front's client (config/stream.py) would log every proxied request, probes
-            # included, as a second access line
+            # httpx (webhook deliveries, games/webhooks.py) logs every request it sends at info
             "httpx": {"level": "WARNING"},
             "httpcore": {"level": "WARNING"},
         },

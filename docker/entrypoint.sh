@@ -1,8 +1,9 @@
 #!/bin/sh
 # The one image's commands (docker/compose.yaml; .ci/prodlayout.py runs the same ones without containers):
 #   migrate          apply migrations (a one-shot service, before the web processes start)
-#   web              collect static files, serve with gunicorn (config/gunicorn.py)
-#   stream           the stream server (SSE): uvicorn config.stream:application on $STREAM_BIND_PORT
+#   web              collect static files, then the front (`python -m front`, front/server.py) on
+#                    $WEB_HOST:$WEB_PORT: WEB_WORKERS uvicorn processes, each serving the live streams
+#                    on its event loop and every other request on WEB_THREADS threads (front/app.py)
 #   celery …         a Celery worker (-Q <queue>) or beat, as given
 #   anything else    run as given (manage.py commands: verify_matches, abort_match…)
 # Each process group empties its PROMETHEUS_MULTIPROC_DIR before it starts (multiprocess metrics).
@@ -21,12 +22,7 @@ case "$1" in
   web)
     prepare_metrics
     python manage.py collectstatic --noinput --verbosity 0
-    exec gunicorn -c config/gunicorn.py config.wsgi:application
-    ;;
-  stream)
-    prepare_metrics
-    exec uvicorn config.stream:application --host "${STREAM_BIND_HOST:-0.0.0.0}" --port "${STREAM_BIND_PORT:-8001}" --log-level warning \
-      --no-access-log --proxy-headers --forwarded-allow-ips "${FORWARDED_ALLOW_IPS:-*}" --timeout-graceful-shutdown 5
+    exec python -m front --host "${WEB_HOST:-0.0.0.0}" --port "${WEB_PORT:-8000}"
     ;;
   celery)
     prepare_metrics

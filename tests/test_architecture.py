@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import grimp
 
-PACKAGES = ("rules", "core", "games", "accounts", "api", "config", "web")
+PACKAGES = ("rules", "core", "games", "accounts", "api", "config", "web", "front")
 
 
 def _cycles(graph: grimp.ImportGraph) -> list[list[str]]:

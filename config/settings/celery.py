@@ -20,8 +20,8 @@ TABULA_BROKER_POLL_S = float(os.environ.get("TABULA_BROKER_POLL_S", "0.05"))
 
 
 def filesystem_broker(folder: Path) -> dict[str, Any]:
-    """The transport options of a filesystem:// broker kept in ``folder`` (config/broker.py makes the
-    folders when it connects)."""
+    """The transport options of a filesystem:// broker kept in ``folder`` (core/broker.py's transport makes
+    the folders when it connects)."""
     return {
         "data_folder_in": str(folder / "queue"),
         "data_folder_out": str(folder / "queue"),
@@ -32,6 +32,8 @@ def filesystem_broker(folder: Path) -> dict[str, Any]:
     }
 
 
+if CELERY_BROKER_URL.startswith("filesystem://"):
+    CELERY_BROKER_TRANSPORT = "core.broker:FilesystemTransport"  # kombu's, writing each message atomically
 CELERY_BROKER_TRANSPORT_OPTIONS = (
     filesystem_broker(BROKER_DIR) if CELERY_BROKER_URL.startswith("filesystem://") else {"visibility_timeout": 3600}
 )

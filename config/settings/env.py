@@ -1,7 +1,7 @@
 """Paths and the environment readers every settings module uses.
 
 No settings module creates a file or a folder: what lives under VAR_DIR is made where it is used
-(bin/run and manage.py the SQLite database's folder, config/broker.py the broker's when it connects,
+(bin/run and manage.py the SQLite database's folder, core/broker.py the broker's when it connects,
 config/celery.py beat's, collectstatic STATIC_ROOT, Django the file cache's and the mail folder).
 """
 

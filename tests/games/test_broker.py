@@ -34,9 +34,9 @@ def _worker_transport(tmp_path: Path, **extra: str) -> tuple[str, float | None]:
 
 def test_filesystem_broker_is_polled_every_50_ms(tmp_path):
     module, interval = _worker_transport(tmp_path)
-    assert module == "kombu.transport.filesystem"
+    assert module == "core.broker"
     assert interval == 0.05
 
 
 def test_filesystem_broker_poll_follows_tabula_broker_poll_s(tmp_path):
-    assert _worker_transport(tmp_path, TABULA_BROKER_POLL_S="0.2") == ("kombu.transport.filesystem", 0.2)
+    assert _worker_transport(tmp_path, TABULA_BROKER_POLL_S="0.2") == ("core.broker", 0.2)

@@ -1,5 +1,5 @@
-"""Behind config/stream.py gunicorn listens on a unix socket (REMOTE_ADDR is empty): rate limits
-still tell clients apart by the address the proxy saw, and trusted proxies count before it."""
+"""Behind a local proxy on a unix socket (REMOTE_ADDR is empty) rate limits still tell clients apart
+by the address the proxy saw, and trusted proxies count before it."""
 
 from __future__ import annotations
 

@@ -47,8 +47,25 @@ def test_every_app_command_exists():
         assert first in cases or shutil.which(first, path=str(venv)) or shutil.which(first), (name, first)
         if first == "celery":
             assert command[1:3] == ["-A", "config"], name
-    assert "exec gunicorn -c config/gunicorn.py config.wsgi:application" in ENTRYPOINT
-    assert (ROOT / "config" / "gunicorn.py").exists()
+    assert 'exec python -m front --host "${WEB_HOST:-0.0.0.0}" --port "${WEB_PORT:-8000}"' in ENTRYPOINT
+    assert (ROOT / "front" / "__main__.py").exists()
+
+
+def test_the_web_service_is_the_front_make_run_serves():
+    """One front everywhere: bin/run starts `python -m front` too, and no other server is configured."""
+    assert '"$BIN/python" -m front' in (ROOT / "bin" / "run").read_text()
+    assert SERVICES["web"]["command"] == ["web"] and "stream" not in SERVICES
+    assert not any("gunicorn" in str(service.get("command")) for service in APP.values())
+
+
+def test_the_image_holds_every_package():
+    """The Dockerfile copies each package setuptools installs (pyproject.toml's include list)."""
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    include = re.search(r"\[tool\.setuptools\.packages\.find\]\ninclude = \[(.*?)\]", pyproject)
+    assert include
+    packages = {name.rstrip("*") for name in re.findall(r'"([^"]+)"', include.group(1))}
+    copied = set(re.findall(r"^COPY (\w+) \./\1$", (ROOT / "docker" / "Dockerfile").read_text(), flags=re.M))
+    assert packages <= copied, packages - copied
 
 
 def test_every_variable_the_settings_need_is_set():
@@ -73,6 +90,9 @@ def test_the_proxy_renders_its_template_with_every_variable_set():
     mount = next(v for v in proxy["volumes"] if "default.conf.template" in v)
     assert (ROOT / "docker" / mount.split(":")[0]).resolve() == ROOT / "docker" / "nginx" / "default.conf.template"
     assert "location = /metrics" in active and "proxy_request_buffering on" in active
+    assert set(re.findall(r"proxy_pass http://(\w+);", active)) == {"tabula_web"}  # one front for everything
+    stream = re.search(r"location ~ \^/api/v1/\(me\|matches.*?\}", active, flags=re.S)
+    assert stream and "proxy_buffering off;" in stream.group(0)  # the live streams pass unbuffered
 
 
 def test_services_wait_for_what_they_need():
@@ -90,6 +110,5 @@ def test_the_app_behind_the_proxy_reads_the_clients_address_from_it():
     client would be the proxy's address, one shared budget for every per-address rate limit."""
     template = (ROOT / "docker" / "nginx" / "default.conf.template").read_text()
     assert "proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;" in template
-    for name in ("web", "stream"):
-        env = SERVICES[name]["environment"]
-        assert re.fullmatch(r"(\$\{TABULA_TRUSTED_PROXIES:-)?1\}?", str(env.get("TABULA_TRUSTED_PROXIES"))), name
+    env = SERVICES["web"]["environment"]
+    assert re.fullmatch(r"(\$\{TABULA_TRUSTED_PROXIES:-)?1\}?", str(env.get("TABULA_TRUSTED_PROXIES")))

@@ -44,9 +44,17 @@ def test_probes_are_not_logged_at_info(captured, client):
     assert requests == ["GET /api/v1/games"]
 
 
-def test_the_make_run_fronts_http_client_logs_no_line_per_request():
-    """config/stream.py proxies every request with httpx, which logs each one at info: a second
-    access line, probes included."""
+def test_uvicorns_lines_are_structured_without_their_colored_copy(captured):
+    """The front's server logs through the same formatter (front/server.py: log_config=None)."""
+    logging.getLogger("uvicorn.error").info(
+        "Started server process [%d]", 42, extra={"color_message": "Started server process [\x1b[36m%d\x1b[0m]"}
+    )
+    line = next(e for e in captured() if e["logger"] == "uvicorn.error")
+    assert line["event"] == "Started server process [42]" and "color_message" not in line
+
+
+def test_the_http_client_logs_no_line_per_request():
+    """Webhooks are delivered with httpx (games/webhooks.py), which logs each request at info."""
     for fmt in ("json", "console"):
         loggers = logs.configure(fmt, "INFO")["loggers"]
         for name in ("httpx", "httpcore"):

@@ -53,48 +53,39 @@ def pytest_collection_modifyitems(config, items):
                 item.add_marker(pytest.mark.skip(reason=f"browser tests skipped: {reason}"))
 
 
-class StreamLiveServer:
-    """The `make run` layout in threads: pytest-django's threaded WSGI live server for the API and the
-    pages, and in front of it uvicorn with config/stream.py, which serves the live streams (SSE)
-    itself and proxies everything else to the WSGI server. Tests talk to the front only."""
+class FrontLiveServer:
+    """The front `make run` serves (front/app.py under uvicorn with front/server.py's options), one
+    process in a thread of this one, on the test database: the live streams on its event loop,
+    everything else (the API, the pages, WhiteNoise's static files) on its pool of threads."""
 
-    def __init__(self, django_db_blocker) -> None:
+    def __init__(self) -> None:
         import socket
         import threading
         import time
 
         import uvicorn
-        from pytest_django.live_server_helper import LiveServer
+        from django.test.utils import modify_settings
 
-        with django_db_blocker.unblock():
-            self.wsgi = LiveServer("127.0.0.1:0")
-        os.environ["TABULA_STREAM_UPSTREAM_URL"] = self.wsgi.url
-        from config import stream
+        import front.server
 
-        self._live_server_modified_settings = self.wsgi._live_server_modified_settings
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        config = uvicorn.Config(
-            stream.application,
-            host="127.0.0.1",
-            port=port,
-            log_level="warning",
-            lifespan="off",
-            timeout_graceful_shutdown=1,
-        )
-        self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self._sock = socket.socket()
+        self._sock.bind(("127.0.0.1", 0))
+        port = self._sock.getsockname()[1]
+        self.server = uvicorn.Server(front.server.config("127.0.0.1", port))
+        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self._sock]}, daemon=True)
         self.thread.start()
         deadline = time.monotonic() + 15
         while not self.server.started and time.monotonic() < deadline:
             time.sleep(0.02)
+        assert self.server.started, "the front did not start"
         self.url = f"http://127.0.0.1:{port}"
+        # pytest-django enables this around each test that uses `live_server`
+        self._live_server_modified_settings = modify_settings(ALLOWED_HOSTS={"append": "127.0.0.1"})
 
     def stop(self) -> None:
         self.server.should_exit = True
         self.thread.join(timeout=10)
-        self.wsgi.stop()
+        self._sock.close()
 
 
 @pytest.fixture(autouse=True)
@@ -112,9 +103,9 @@ def _streams_closed_before_the_flush(transactional_db):
 
 
 @pytest.fixture(scope="session")
-def live_server(django_db_setup, django_db_blocker):
-    """Overrides pytest-django's live server with the `make run` layout (streams need the ASGI front)."""
-    server = StreamLiveServer(django_db_blocker)
+def live_server(django_db_setup):
+    """Overrides pytest-django's live server with the front `make run` serves (streams need it)."""
+    server = FrontLiveServer()
     yield server
     server.stop()
 

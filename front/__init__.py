@@ -1,0 +1,1 @@
+"""The front: one ASGI application for every topology (see front.app)."""

@@ -1,0 +1,133 @@
+"""The front: one ASGI application for `make run`, the browser tests and docker/compose.yaml.
+
+Served by uvicorn (front/server.py: ``python -m front``). Every request comes in on the event loop:
+
+- the stream paths (``/api/v1/me/stream``, ``/api/v1/matches/{id}/stream``) are served there by
+  Django's ASGI handler (async views, api/streams.py): one loop holds every open stream, so no
+  thread is ever held by one;
+- every other request is read whole on the loop first (a client trickling its body holds no
+  thread), then Django's WSGI handler runs it on one of the process's ``WEB_THREADS`` threads
+  (default 8; front/wsgi.py), each keeping its own database connection.
+
+What no library provides, and is here:
+
+- the body read whole before a thread takes it, refused over ``MAX_BODY_BYTES`` with a 413 problem
+  document the client can read: from ``Content-Length`` before a byte is read, or as soon as a
+  chunked body passes the limit. The 413 keeps the connection open and uvicorn reads and drops the
+  rest of the body; closing instead would reset the connection under a client still sending, and
+  it would never read the answer;
+- a header whose name has an underscore is dropped, as nginx and gunicorn drop it: Django (WSGI and
+  ASGI alike) would otherwise read ``X_Request_ID`` as ``X-Request-ID``;
+- front/wsgi.py, the thread pool under Django's WSGI handler, where a library would do: measured,
+  a2wsgi's ``WSGIMiddleware`` costs twice this module's CPU per request (about 1.1-1.5 ms against
+  0.5-0.7 ms for GET and POST ``/livez``, 8 clients, one process, three interleaved runs), which is
+  about 8 % of the write benchmark's CPU per move; Django's ASGI handler for every request (its
+  sync views on asgiref's threads, a thread and so a database connection per request: a psycopg
+  pool was needed to run at all) halved the moves per second. front/wsgi.py says why.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.dev")
+
+from django.core.asgi import get_asgi_application
+from django.core.wsgi import get_wsgi_application
+
+from front.wsgi import ThreadedWSGI, WSGIApp
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+STREAM_PATHS = re.compile(r"^/api/v1/(me|matches/[A-Za-z0-9_-]+)/stream/?$")
+MAX_BODY_BYTES = 4 * 1024 * 1024  # above Django's 2.5 MiB form limit; the API takes far less (api/limits.py)
+TOO_LARGE = (
+    b'{"type":"https://tabula.example/problems/payload_too_large","title":"Payload too large",'
+    b'"status":413,"detail":"The request body is too large.","code":"payload_too_large"}'
+)
+
+
+class BodyTooLarge(Exception):
+    pass
+
+
+class ClientGone(Exception):
+    pass
+
+
+async def read_body(scope: Scope, receive: Receive) -> bytes:
+    """The whole request body; `BodyTooLarge` past `MAX_BODY_BYTES`, `ClientGone` on a disconnect."""
+    length = next((v for k, v in scope["headers"] if k == b"content-length"), b"")
+    if length.isdigit() and int(length) > MAX_BODY_BYTES:
+        raise BodyTooLarge
+    chunks, size = [], 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            raise ClientGone
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            raise BodyTooLarge
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            return b"".join(chunks)
+
+
+async def too_large(send: Send) -> None:
+    """413 as a problem document; no ``Connection: close``, so uvicorn drains the rest of the body."""
+    headers = [(b"content-type", b"application/problem+json")]
+    await send({"type": "http.response.start", "status": 413, "headers": headers})
+    await send({"type": "http.response.body", "body": TOO_LARGE})
+
+
+def build(wsgi: WSGIApp, streams: ASGIApp, threads: int) -> ASGIApp:
+    """The front around a WSGI application (everything but the streams) and an ASGI one (the streams)."""
+    threaded = ThreadedWSGI(wsgi, threads)
+
+    async def application(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await _lifespan(receive, send, threaded)
+            return
+        if scope["type"] != "http":
+            return
+        if any(b"_" in name for name, _ in scope["headers"]):
+            scope = {**scope, "headers": [(k, v) for k, v in scope["headers"] if b"_" not in k]}
+        if STREAM_PATHS.match(scope["path"]):
+            await streams(scope, receive, send)
+            return
+        try:
+            body = await read_body(scope, receive)
+        except BodyTooLarge:
+            await too_large(send)
+            return
+        except ClientGone:
+            return
+        await threaded(scope, body, send)
+
+    return application
+
+
+async def _lifespan(receive: Receive, send: Send, threaded: ThreadedWSGI) -> None:
+    while True:
+        message = await receive()
+        if message["type"] == "lifespan.startup":
+            await send({"type": "lifespan.startup.complete"})
+        elif message["type"] == "lifespan.shutdown":
+            threaded.shutdown()
+            await send({"type": "lifespan.shutdown.complete"})
+            return
+
+
+def threads() -> int:
+    return int(os.environ.get("WEB_THREADS", "8"))
+
+
+application = build(get_wsgi_application(), get_asgi_application(), threads())  # type: ignore[arg-type]

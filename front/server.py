@@ -1,0 +1,71 @@
+"""How the front is served: uvicorn with the project's options, the same everywhere.
+
+``python -m front`` (bin/run, docker/entrypoint.sh, the bench) and the browser tests
+(tests/web/conftest.py, one process in a thread) build their server from `config`:
+
+- ``WEB_WORKERS`` processes (default 2) share the port; uvicorn's supervisor restarts one that dies
+  or stops answering its health check. Each process serves the stream paths on its event loop and
+  every other request on ``WEB_THREADS`` threads (`front.app`).
+- httptools parses HTTP, uvloop runs the loop (both picked up when installed); no WebSocket.
+- No access log: django-structlog's ``request_finished`` line is the access log, with the request
+  id. uvicorn's own lines go through Django's LOGGING (``log_config=None``), so in production they
+  are JSON lines like every other.
+- REMOTE_ADDR is the TCP peer (``proxy_headers=False``): behind a proxy, ``TABULA_TRUSTED_PROXIES``
+  says how many ``X-Forwarded-For`` entries to trust (api/ratelimit.py), one mechanism, not two.
+- Graceful shutdown: on SIGTERM or Ctrl-C a process stops accepting, lets the requests in flight
+  finish for up to ``GRACEFUL_S`` seconds, then ends the open streams (clients resume with
+  ``Last-Event-ID``).
+
+Limits on clients (a per-process connection cap with a clear 503: uvicorn's ``limit_concurrency``;
+``timeout_keep_alive``; h11's or httptools' header limits) belong in `OPTIONS`, so every topology
+gets them; a deadline on reading a request's body belongs in front/app.py's `read_body`, which
+already holds every body before a thread takes it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import Any
+
+import uvicorn
+
+APP = "front.app:application"
+GRACEFUL_S = 3
+OPTIONS: dict[str, Any] = {
+    "lifespan": "on",
+    "ws": "none",
+    "access_log": False,
+    "log_config": None,
+    "proxy_headers": False,
+    "timeout_graceful_shutdown": GRACEFUL_S,
+}
+
+
+def workers() -> int:
+    return int(os.environ.get("WEB_WORKERS", "2"))
+
+
+def config(host: str, port: int, processes: int = 1, app: Any = APP) -> uvicorn.Config:
+    """The front on ``host:port`` in ``processes`` worker processes (in this one when 1); tests may
+    pass another ``app`` (`front.app.build` around stand-ins)."""
+    return uvicorn.Config(app, host=host, port=port, workers=processes, **OPTIONS)
+
+
+def _logging() -> None:
+    """Django's LOGGING in this (the supervising) process too: its lines look like every other."""
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.dev")
+    from django.conf import settings
+    from django.utils.log import configure_logging
+
+    configure_logging(settings.LOGGING_CONFIG, settings.LOGGING)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m front", description="Serve Tabula (the front) with uvicorn.")
+    parser.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
+    parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
+    parser.add_argument("--workers", type=int, default=None, help="processes (default: WEB_WORKERS, else 2)")
+    args = parser.parse_args(argv)
+    _logging()
+    uvicorn.run(APP, host=args.host, port=args.port, workers=args.workers or workers(), **OPTIONS)
