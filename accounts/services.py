@@ -15,9 +15,9 @@ from django.utils import timezone
 from openskill.models import PlackettLuce
 
 from accounts import tokencache, usernames
-from accounts.errors import Conflict, InvalidRequest, NotFound
 from accounts.models import ApiToken, Rating, RatingChange, User
 from core import sql
+from core.errors import Conflict, InvalidRequest, NotFound
 
 _MODEL = PlackettLuce(limit_sigma=True)  # sigma never grows: with the clamp below a loss never raises a rating
 RATING_BASE = 1500.0

@@ -16,10 +16,14 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 
 from accounts.models import User
-from games.errors import IdempotencyKeyReused, InvalidRequest
+from core.errors import ApplicationError, InvalidRequest
 from games.models import IdempotentRequest
 
 log = logging.getLogger(__name__)
+
+
+class IdempotencyKeyReused(ApplicationError):
+    code, status, title = "idempotency_key_reused", 422, "Idempotency key reused"
 
 
 class Replay(Exception):

@@ -8,8 +8,8 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
+from core.errors import ApplicationError
 from games import services
-from games.errors import ApplicationError
 from games.models import Match, Record, Seat
 
 

@@ -11,8 +11,9 @@ import logging
 import secrets
 from typing import Any
 
-from games import metrics, replay, scheduling, services
-from games.errors import ApplicationError
+from core import metrics
+from core.errors import ApplicationError
+from games import replay, scheduling, services
 from games.models import Match, Record, Seat
 from rules import bots
 from rules.base import RulesError

@@ -9,8 +9,8 @@ from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet
 
 from accounts.models import User
 from core import sql
+from core.errors import Conflict, NotFound
 from games import replay
-from games.errors import Conflict, NotFound
 from games.models import Invitation, Match, Record, Seat
 from rules.base import Rules
 

@@ -26,19 +26,10 @@ from structlog.contextvars import bind_contextvars
 
 from accounts.models import User
 from accounts.services import ratings_update
-from core import sql
-from games import clocks, fanout, metrics, notifications, replay, scheduling, selectors
-from games.errors import (
-    ApplicationError,
-    Conflict,
-    Forbidden,
-    InvalidRequest,
-    MatchOver,
-    NotFound,
-    NotSeated,
-    QuotaExceeded,
-    StaleVersion,
-)
+from core import metrics, sql
+from core.errors import ApplicationError, Conflict, Forbidden, InvalidRequest, NotFound
+from games import clocks, fanout, notifications, replay, scheduling, selectors
+from games.errors import MatchOver, NotSeated, QuotaExceeded, StaleVersion
 from games.models import Invitation, Match, Record, Seat
 from rules import RULES, bots
 from rules.base import (

@@ -23,7 +23,8 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import close_old_connections
 
-from games import fanout, mail, metrics, notifications, selectors
+from core import metrics
+from games import fanout, mail, notifications, selectors
 from games.models import Match, Notification, Record
 
 log = logging.getLogger(__name__)

@@ -29,8 +29,8 @@ from django.db import transaction
 from django.utils import timezone
 from standardwebhooks.webhooks import Webhook as Signer
 
+from core.errors import InvalidRequest, NotFound
 from games import notifications, ssrf
-from games.errors import InvalidRequest, NotFound
 from games.models import Delivery, Notification, Webhook
 
 log = logging.getLogger(__name__)

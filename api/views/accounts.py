@@ -10,11 +10,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts import services
-from accounts.errors import InvalidRequest
 from accounts.models import Rating, User
 from api import ratelimit
 from api.authentication import caller
 from api.serializers import MatchSerializer, OutputModelSerializer, ProblemSerializer
+from core.errors import InvalidRequest
 from games import selectors
 from games import services as game_services
 

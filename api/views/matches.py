@@ -22,8 +22,8 @@ from api import idempotency
 from api.authentication import caller, viewer
 from api.schema import MoveJSONField, StateJSONField
 from api.serializers import EventSerializer, MatchSerializer, ProblemSerializer, TimeControlSerializer
+from core.errors import NotFound
 from games import selectors, services
-from games.errors import NotFound
 from games.models import Invitation, Match, Seat
 from rules import RULES
 

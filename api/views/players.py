@@ -21,8 +21,8 @@ from accounts.models import ApiToken, Rating
 from api import ratelimit
 from api.authentication import caller, current_token, viewer
 from api.serializers import MatchSerializer, OutputModelSerializer, ProblemSerializer
+from core.errors import NotFound
 from games import selectors, services
-from games.errors import NotFound
 from games.models import Invitation, Match
 from rules import RULES
 

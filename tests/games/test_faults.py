@@ -8,8 +8,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from core.errors import InvalidRequest
 from games import scheduling, services
-from games.errors import InvalidRequest
 from games.models import Match, Record, Seat
 
 pytestmark = pytest.mark.django_db

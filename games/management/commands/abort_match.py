@@ -6,8 +6,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from core.errors import ApplicationError
 from games import services
-from games.errors import ApplicationError
 
 
 class Command(BaseCommand):
