@@ -18,16 +18,13 @@ import logging
 import threading
 from typing import Any
 
-from celery import current_app
 from django.conf import settings
 from django.db import transaction
 
-from core import sql
+from core import sql, taskqueue
 
 log = logging.getLogger(__name__)
 
-WEBHOOK_TASK = "games.tasks.webhooks_fanout"
-EMAIL_TASK = "games.tasks.email_digest"
 USER_CHANNEL = "tabula:u:"
 MATCH_CHANNEL = "tabula:m:"
 
@@ -58,13 +55,6 @@ def publish(channel: str, message: str) -> None:
         log.warning("could not publish on %s", channel, exc_info=True)
 
 
-def _send(name: str, args: tuple[object, ...], countdown: float = 0.0) -> None:
-    try:
-        current_app.tasks[name].apply_async(args, countdown=countdown)
-    except Exception:
-        log.exception("could not queue %s", name)
-
-
 def announce_on_commit(note: Any, wants: tuple[bool, bool] | None = None) -> None:
     """Once committed: publish the user's new number; queue its webhooks and the e-mail digest check
     only for a user who has an active webhook, or an e-mail address with the preference on.
@@ -80,10 +70,10 @@ def announce_on_commit(note: Any, wants: tuple[bool, bool] | None = None) -> Non
             log.exception("could not read the delivery preferences of user %s", user_id)
             return
         if wants_hooks:
-            _send(WEBHOOK_TASK, (pk,))
+            taskqueue.send(taskqueue.WEBHOOKS_FANOUT, (pk,), lost="this entry is not sent to the webhooks")
         if wants_mail:
             delay = settings.TABULA_EMAIL_DELAY_S if settings.TABULA_QUEUE_TIMERS else 0.0
-            _send(EMAIL_TASK, (user_id,), countdown=delay)
+            taskqueue.send(taskqueue.EMAIL_DIGEST, (user_id,), countdown=delay, lost="no e-mail digest for this entry")
 
     transaction.on_commit(after)
 

@@ -23,19 +23,18 @@ from datetime import timedelta
 from typing import Any
 
 import httpx
-from celery import current_app
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 from standardwebhooks.webhooks import Webhook as Signer
 
+from core import taskqueue
 from core.errors import InvalidRequest, NotFound
 from games import notifications, ssrf
 from games.models import Delivery, Notification, Webhook
 
 log = logging.getLogger(__name__)
 
-ATTEMPT_TASK = "games.tasks.webhook_attempt"
 MAX_PER_USER = 10
 
 
@@ -111,15 +110,12 @@ def fanout(notification_id: int) -> int:
 
 def test_send(hook: Webhook) -> Delivery:
     delivery = Delivery.objects.create(webhook=hook, msg_id="test_" + secrets.token_urlsafe(9), type="test")
-    transaction.on_commit(lambda: _queue(delivery.pk, 0))
+    transaction.on_commit(lambda: _queue(delivery.pk, 0.0))
     return delivery
 
 
 def _queue(delivery_id: int, countdown: float) -> None:
-    try:
-        current_app.tasks[ATTEMPT_TASK].apply_async((delivery_id,), countdown=countdown)
-    except Exception:
-        log.exception("could not queue webhook delivery %s (the sweep retries it)", delivery_id)
+    taskqueue.send(taskqueue.WEBHOOK_ATTEMPT, (delivery_id,), countdown=countdown, lost="the sweep retries it")
 
 
 def _backoff(attempts: int) -> float | None:

@@ -8,6 +8,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from core import taskqueue
 from core.errors import InvalidRequest
 from games import scheduling, services
 from games.models import Match, Record, Seat
@@ -25,13 +26,13 @@ def test_the_sweep_wakes_a_bot_whose_task_was_lost_in_a_match_with_a_human(
     human = make_user("human")
     match = services.match_create(user=human, game="toy", players=2, bots=[{"seat": 1, "level": "random"}])
     dropped = []
-    monkeypatch.setattr(scheduling, "_send", lambda name, args, countdown=0.0: dropped.append(name))
+    monkeypatch.setattr(taskqueue, "send", lambda name, args, countdown=0.0: dropped.append(name))
     with django_capture_on_commit_callbacks(execute=True):
         services.move_submit(
             match_id=match.id, user=human, move={"type": "take", "n": 1}, expected_version=match.version
         )
     match.refresh_from_db()
-    assert dropped == [scheduling.BOTS_TASK] and match.awaiting == [1]  # the bot's turn, its task lost
+    assert dropped == [taskqueue.BOTS_PLAY] and match.awaiting == [1]  # the bot's turn, its task lost
     assert scheduling.bot_match_ids() == []  # not idle yet
     _idle(match.id)
     assert scheduling.bot_match_ids() == [match.id]
