@@ -28,9 +28,10 @@ from accounts.models import User
 from accounts.services import ratings_update
 from core import metrics, sql
 from core.errors import ApplicationError, Conflict, Forbidden, InvalidRequest, NotFound
-from games import clocks, fanout, notifications, replay, scheduling, selectors
+from games import clocks, notices, replay, scheduling, selectors
 from games.errors import MatchOver, NotSeated, QuotaExceeded, StaleVersion
 from games.models import Invitation, Match, Record, Seat
+from notify import fanout, inbox
 from rules import RULES, bots
 from rules.base import (
     Expired,
@@ -190,7 +191,7 @@ def match_create(
     bot_seats = _validate_bots(bots, players, creator_seat)
     invited = _invitees(user, invite or [], reserved or {}, players, creator_seat, bot_seats)
     if invited:  # `invited` now, then the start's entries: every inbox this may touch, locked in order
-        notifications.lock_inboxes([user.pk, *(u.pk for u in invited.values())])
+        inbox.lock_inboxes([user.pk, *(u.pk for u in invited.values())])
     tc = clocks.validate(time_control)
     _check_quotas(user, with_bots=bool(bot_seats), stays_open=len(bot_seats) < players - 1)
     now = timezone.now()
@@ -277,7 +278,7 @@ def _notify_invited(invitation: Invitation) -> None:
         "by": invitation.invited_by.username,
         "seat": invitation.seat,
     }
-    notifications.notify(invitation.user, "invited", payload, invitation.match)
+    inbox.notify(invitation.user, "invited", payload, invitation.match)
 
 
 def _invite(match: Match, invitee: User, *, by: User, seat: int | None) -> Invitation:
@@ -677,7 +678,7 @@ def _play(
         _maybe_take_over(match, seat)
     _advance(match, rules, new_state, outcome, seats=seats, author=author, now=now, wake_bots=wake_bots)
     timed_out = isinstance(given, TimedOut) or (isinstance(given, Resigned) and actor == Record.Actor.TIMEOUT)
-    notifications.on_played(
+    notices.on_played(
         match,
         rules,
         record,
@@ -718,7 +719,7 @@ def _maybe_take_over(match: Match, seat: Seat) -> None:
         seat=seat.index,
         data={"level": TAKEOVER_BOT_LEVEL, "after_timeouts": seat.consecutive_timeouts},
     )
-    notifications.on_took_over(match, seat, record)
+    notices.on_took_over(match, seat, record)
 
 
 def _advance(

@@ -12,7 +12,7 @@ from django.core.cache import cache
 
 from accounts.services import leaderboard_refresh
 from core import taskqueue
-from games import botplay, mail, notifications, scheduling, services, webhooks
+from games import botplay, notices, scheduling, services
 
 
 @shared_task(name=taskqueue.DEADLINE_FIRE, ignore_result=True)
@@ -57,34 +57,7 @@ def bots_play(match_id: str, version: int | None) -> int:
     return botplay.bots_play(match_id=match_id, expected_version=version, limit=settings.TABULA_BOT_TURN_MOVES)
 
 
-@shared_task(name=taskqueue.WEBHOOKS_FANOUT, ignore_result=True)
-def webhooks_fanout(notification_id: int) -> int:
-    """After an inbox entry commits: one delivery per webhook that wants it, each sent at once."""
-    return webhooks.fanout(notification_id)
-
-
-@shared_task(name=taskqueue.WEBHOOK_ATTEMPT, ignore_result=True)
-def webhook_attempt(delivery_id: int) -> str:
-    """One try of one delivery (a retry, or a test delivery)."""
-    return webhooks.attempt(delivery_id)
-
-
-@shared_task(name=taskqueue.WEBHOOKS_SWEEP, ignore_result=True)
-def webhooks_sweep() -> int:
-    """Beat: retries that are due (far-off ones are left to this sweep, and lost ones are found)."""
-    ids = webhooks.due()
-    for delivery_id in ids:
-        webhooks.attempt(delivery_id)
-    return len(ids)
-
-
 @shared_task(name=taskqueue.CLOCK_LOW_SWEEP, ignore_result=True)
 def clock_low_sweep() -> int:
     """Beat: a ``clock_low`` notification for every running clock past 80 % of its time."""
-    return notifications.clock_low_scan()
-
-
-@shared_task(name=taskqueue.EMAIL_DIGEST, ignore_result=True)
-def email_digest(user_id: int) -> bool:
-    """A "your turn" digest for the user, if one is due (the rules in games/mail.py)."""
-    return mail.digest_maybe(user_id)
+    return notices.clock_low_scan()

@@ -18,7 +18,8 @@ from django.db import connection, connections, transaction
 from django.utils import timezone
 
 from games import services
-from games.models import Match, Notification
+from games.models import Match
+from notify.models import Notification
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),

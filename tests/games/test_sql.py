@@ -11,8 +11,10 @@ from django.utils import timezone
 from accounts import services as accounts
 from accounts.models import ApiToken
 from core import sql
-from games import fanout, notifications, selectors, services
-from games.models import InboxCounter, Match, Seat, Webhook
+from games import selectors, services
+from games.models import Match, Seat
+from notify import fanout, inbox
+from notify.models import InboxCounter, Webhook
 
 
 def _fields(instance) -> dict:
@@ -98,9 +100,9 @@ def test_the_state_read_names_the_callers_seat(match, make_user):
 @pytest.mark.django_db
 def test_inbox_numbers_count_up_from_one_per_user(make_user):
     frank, gina = make_user("frank"), make_user("gina")
-    seqs = [notifications.notify(frank, "invited", {"n": i}).seq for i in range(3)]
+    seqs = [inbox.notify(frank, "invited", {"n": i}).seq for i in range(3)]
     assert seqs == [1, 2, 3]
-    assert notifications.notify(gina, "invited", {}).seq == 1
+    assert inbox.notify(gina, "invited", {}).seq == 1
     assert InboxCounter.objects.get(user=frank).last == 3
 
 
@@ -166,7 +168,7 @@ def test_an_inbox_entry_is_numbered_written_and_its_delivery_read_at_once(make_u
     read after the commit; SQLite: the number and the entry (the preferences come after the commit)."""
     from django.db import connection
 
-    from games.models import Notification
+    from notify.models import Notification
 
     ivy = make_user("ivy")
     ivy.email, ivy.preferences = "ivy@example.com", {"email_your_turn": True}
@@ -174,10 +176,10 @@ def test_an_inbox_entry_is_numbered_written_and_its_delivery_read_at_once(make_u
     Webhook.objects.create(
         id="wh-ivy", user=ivy, url="https://example.com/hook", secret="whsec_" + "B" * 32, active=True
     )
-    notifications.notify(ivy, "invited", {"n": 0})
+    inbox.notify(ivy, "invited", {"n": 0})
     postgres = connection.vendor == "postgresql"
     with django_assert_num_queries(1 if postgres else 2):
-        note = notifications.notify(ivy, "your_turn", {"n": 1})
+        note = inbox.notify(ivy, "your_turn", {"n": 1})
     stored = Notification.objects.get(pk=note.pk)
     assert (stored.seq, stored.type, stored.payload, stored.user_id) == (2, "your_turn", {"n": 1}, ivy.pk)
     assert _fields(stored) == _fields(note)
@@ -185,12 +187,12 @@ def test_an_inbox_entry_is_numbered_written_and_its_delivery_read_at_once(make_u
     if postgres:
         for type in ("your_turn", "invited"):
             entry = Notification(user_id=ivy.pk, type=type, payload={}, created_at=timezone.now())
-            assert notifications._insert_numbered(entry) == fanout._wants(ivy.pk, type)
+            assert inbox._insert_numbered(entry) == fanout._wants(ivy.pk, type)
         ivy.preferences = {"email_your_turn": False}
         ivy.save()
         Webhook.objects.filter(user=ivy).update(active=False)
         entry = Notification(user_id=ivy.pk, type="your_turn", payload={}, created_at=timezone.now())
-        assert notifications._insert_numbered(entry) == fanout._wants(ivy.pk, "your_turn") == (False, False)
+        assert inbox._insert_numbered(entry) == fanout._wants(ivy.pk, "your_turn") == (False, False)
 
 
 @pytest.mark.django_db
@@ -212,15 +214,15 @@ def test_a_move_is_written_in_three_statements_on_postgresql(make_user):
     move = services.replay.rules_for(match).legal_moves(state, seat)[0]
     move = services.replay.rules_for(match).dump_move(move)
     services.replay.remember(match.id, match.version, state)  # as the commit before this move did
-    from games.models import Notification
+    from notify.models import Notification
 
-    inbox = Notification.objects.count()
+    entries = Notification.objects.count()
     with CaptureQueriesContext(connection) as queries:
         played = services.move_submit(match_id=match.id, move=move, expected_version=match.version, user=mover)
     statements = [q["sql"] for q in queries.captured_queries if "SAVEPOINT" not in q["sql"]]  # the test's transaction
     # Most deals hand the turn on, so the next player gets an inbox entry; in some (EKKO §1.3.3: the
     # start card a multiple of 11) the mover plays again and no entry is written.
-    notified = Notification.objects.count() - inbox
+    notified = Notification.objects.count() - entries
     assert notified in (0, 1)
     postgres = connection.vendor == "postgresql"
     assert len(statements) == (2 + notified if postgres else 3 + 2 * notified), statements

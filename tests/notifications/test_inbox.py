@@ -9,8 +9,10 @@ from django.core import mail as outbox
 from django.core.cache import cache
 from django.utils import timezone
 
-from games import mail, services
-from games.models import Match, Notification, Record, Seat
+from games import services
+from games.models import Match, Record, Seat
+from notify import mail
+from notify.models import Notification
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -85,10 +87,10 @@ def test_clock_low_is_sent_once_past_80_percent(toy_game, make_user):
     Seat.objects.filter(match=match, index=0).update(
         clock_started_at=now - timedelta(seconds=85), deadline=now + timedelta(seconds=15)
     )
-    from games import notifications
+    from games import notices
 
-    assert notifications.clock_low_scan() == 1
-    assert notifications.clock_low_scan() == 0
+    assert notices.clock_low_scan() == 1
+    assert notices.clock_low_scan() == 0
     assert Notification.objects.filter(user=alice, type="clock_low").count() == 1
 
 

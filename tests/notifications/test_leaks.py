@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from games import replay, services
-from games.models import Match, Notification
+from games.models import Match
+from notify.models import Notification
 from rules import RULES
 from tests.games import test_hidden_actions as twins
 

@@ -8,7 +8,7 @@ import pytest
 
 from accounts.services import token_for
 from games import services
-from games.models import Notification
+from notify.models import Notification
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.xdist_group("streams")]
 

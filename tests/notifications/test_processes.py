@@ -17,7 +17,7 @@ from django.db import connection
 from accounts.services import token_for
 from config.celery import app
 from games import services
-from games.models import Notification
+from notify.models import Notification
 from tests.notifications.conftest import free_port
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.xdist_group("streams-processes")]

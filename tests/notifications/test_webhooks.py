@@ -14,8 +14,9 @@ import pytest
 from standardwebhooks.webhooks import Webhook as Verifier
 from standardwebhooks.webhooks import WebhookVerificationError
 
-from games import services, ssrf, tasks, webhooks
-from games.models import Delivery, Notification, Webhook
+from games import services
+from notify import ssrf, tasks, webhooks
+from notify.models import Delivery, Notification, Webhook
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.xdist_group("webhooks")]
 

@@ -137,7 +137,7 @@ def test_allowed_origins_from_the_environment(client):
 def test_open_streams_are_counted_in_the_metrics(settings):
     from prometheus_client import REGISTRY
 
-    from games.streams import Caps
+    from notify.streams import Caps
 
     settings.TABULA_STREAMS_PER_USER = 8
     caps = Caps()

@@ -3,8 +3,8 @@
 Deliveries follow the Standard Webhooks specification, signed with the ``standardwebhooks``
 package: ``webhook-id`` is the notification's id (``ntf_<n>``, the same on every retry),
 ``webhook-timestamp``, ``webhook-signature: v1,<base64 HMAC-SHA256>``, ``whsec_`` secrets.
-Sent from Celery (``games.tasks.webhooks_fanout`` / ``webhook_attempt``), with a timeout and no
-redirects, to the address `games.ssrf` checked. A failure is retried with exponential backoff and
+Sent from Celery (`notify.tasks`: ``webhooks_fanout`` / ``webhook_attempt``), with a timeout and no
+redirects, to the address `notify.ssrf` checked. A failure is retried with exponential backoff and
 jitter over about three days (``TABULA_WEBHOOK_BACKOFF_S``); a ``410 Gone`` disables the endpoint;
 ``TABULA_WEBHOOK_MAX_FAILURES`` deliveries in a row that exhaust their retries disable it too, and the
 user hears of it (a ``webhook_disabled`` notification). Discord and Slack incoming-webhook formats
@@ -30,8 +30,8 @@ from standardwebhooks.webhooks import Webhook as Signer
 
 from core import taskqueue
 from core.errors import InvalidRequest, NotFound
-from games import notifications, ssrf
-from games.models import Delivery, Notification, Webhook
+from notify import inbox, registry, ssrf
+from notify.models import Delivery, Notification, Webhook
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +47,7 @@ def webhook_create(*, user: Any, url: str, events: list[str] | None, format: str
         ssrf.check(url)
     except ssrf.UnsafeUrl as exc:
         raise InvalidRequest(str(exc), errors={"url": [str(exc)]}) from exc
-    known = {*notifications.TYPES, "test"}
+    known = {*registry.types(), "test"}
     unknown = [e for e in events or [] if e not in known]
     if unknown:
         raise InvalidRequest(
@@ -214,7 +214,7 @@ def _disable(hook: Webhook, reason: str) -> None:
         updated = Webhook.objects.filter(pk=hook.pk, active=True).update(active=False, disabled_reason=reason)
         if updated:
             payload = {"webhook": hook.id, "url": hook.url, "reason": reason}
-            notifications.notify(hook.user_id, "webhook_disabled", payload)
+            inbox.notify(hook.user_id, "webhook_disabled", payload)
 
 
 def due(limit: int = 200) -> list[int]:

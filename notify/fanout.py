@@ -2,7 +2,7 @@
 
 With Redis configured (``REDIS_URL``, or a Redis broker) every commit publishes the new
 numbers on ``tabula:u:<user id>`` and ``tabula:m:<match id>``; a stream process holds one
-subscription and wakes its local streams (`games.streams.Hub`). On the embedded default
+subscription and wakes its local streams (`notify.streams.Hub`). On the embedded default
 (SQLite, the filesystem broker) nothing is published: the stream process polls the
 inbox and the record table by primary key, one cheap query per interval for all its streams.
 PostgreSQL ``LISTEN/NOTIFY`` is deliberately not used (it takes a global lock at commit).
@@ -83,7 +83,7 @@ def delivery_columns(user_id: str) -> str:
     ``user_id``, and whether they have an active webhook (what `wants` needs, in a query that reads
     something else: the inbox entry's INSERT … RETURNING)."""
     from accounts.models import User
-    from games.models import Webhook
+    from notify.models import Webhook
 
     users, hooks = sql.table(User), sql.table(Webhook)
     return (
