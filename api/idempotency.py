@@ -1,7 +1,7 @@
 """``Idempotency-Key`` on ``POST moves``: a retry with the same key gets the first answer, stored here.
 
-The stored answer is looked up under the match lock (`games.services.move_submit`'s ``on_locked``),
-so of two racing first uses of one key, the second waits for the first and replays its answer. A
+The stored answer is looked up under the match lock (in the block of `games.services.move_turn`), so
+of two racing first uses of one key, the second waits for the first and replays its answer. A
 key reused with another request (method, path and body, hashed) is refused with 422.
 """
 
@@ -16,8 +16,8 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 
 from accounts.models import User
+from api.models import IdempotentRequest
 from core.errors import ApplicationError, InvalidRequest
-from games.models import IdempotentRequest
 
 log = logging.getLogger(__name__)
 

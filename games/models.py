@@ -153,22 +153,3 @@ class Invitation(models.Model):
 
     def __str__(self) -> str:
         return f"{self.match_id} -> {self.user_id} ({self.status})"
-
-
-class IdempotentRequest(models.Model):
-    """The first answer to a request sent with an ``Idempotency-Key``, replayed on a retry."""
-
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
-    key = models.CharField(max_length=255)
-    fingerprint = models.CharField(
-        max_length=64
-    )  # method, path and body hashed: a reused key on another request is refused
-    status = models.PositiveSmallIntegerField()
-    body = models.JSONField()
-    created_at = models.DateTimeField(default=timezone.now)
-
-    class Meta:
-        constraints = [models.UniqueConstraint(fields=["user", "key"], name="idempotency_key_unique_per_user")]
-
-    def __str__(self) -> str:
-        return f"{self.user_id}:{self.key}"

@@ -13,7 +13,8 @@ from __future__ import annotations
 import hashlib
 import secrets
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -782,24 +783,47 @@ def _require_live(match: Match, *, not_started: str) -> None:
         raise Conflict("match_not_started", not_started)
 
 
-def move_submit(
+@dataclass
+class Turn:
+    """A match locked for one move by one seat (`move_turn`): `play` applies the move."""
+
+    match: Match
+    seats: list[Seat]
+    seat: Seat
+    actor: str
+    wake_bots: bool
+    started: float  # perf_counter() before the lock: the move's time, for the metrics
+
+    def play(self, move: Any, expected_version: int) -> Played:
+        """Check the version and the status, parse the move and apply it (`_play`)."""
+        match = self.match
+        if match.version != expected_version:
+            raise StaleVersion(match.version)
+        _require_live(match, not_started="The match has not started yet: moves come once every seat is filled.")
+        parsed = replay.rules_for(match).parse_move(move)  # InvalidMove → 400
+        played = _play(match, self.seats, Moved(self.seat.index, parsed), actor=self.actor, wake_bots=self.wake_bots)
+        game, actor, seconds = match.game, self.actor, time.perf_counter() - self.started
+        transaction.on_commit(lambda: metrics.move_accepted(game, actor, seconds))
+        return played
+
+
+@contextmanager
+def move_turn(
     *,
     match_id: str,
-    move: Any,
-    expected_version: int,
     user: User | None = None,
     seat_index: int | None = None,
     actor: str = Record.Actor.PLAYER,
     wake_bots: bool = True,
-    on_locked: Callable[[], None] | None = None,
-) -> Played:
-    """Apply one move by the caller's seat (or ``seat_index`` for a bot); the match and state after it.
+) -> Iterator[Turn]:
+    """One transaction holding the match's lock for a move by the caller's seat (or ``seat_index``
+    for a bot): the block gets the `Turn` once the seat is known and plays it with `Turn.play`.
 
     Checks, in the order rules/README.md pins: not_found (a private match the caller may not see),
-    not_seated, version_conflict, match_over,
-    invalid_move, then the engine's not_awaited / race_lost / illegal_move. ``on_locked`` runs
-    once the caller's seat is known, under the match lock, before the version check (the API's
-    ``Idempotency-Key`` replay: racing retries of one request are serialised by the lock).
+    not_seated here; then in the block whatever the caller checks under the lock (the API's
+    ``Idempotency-Key`` replay: racing retries of one request are serialised by the lock), then
+    `Turn.play`: version_conflict, match_over, invalid_move, the engine's not_awaited / race_lost /
+    illegal_move. A refusal raised anywhere in the block rolls the transaction back and is counted.
     """
     started, game = time.perf_counter(), metrics.UNKNOWN_GAME
     try:
@@ -809,19 +833,26 @@ def move_submit(
                 raise NotFound(f"No match {match_id!r}.")  # a private match is not there for outsiders
             game = match.game
             seat = _seat_of(seats, user) if user is not None else seats[seat_index or 0]
-            if on_locked is not None:
-                on_locked()
-            if match.version != expected_version:
-                raise StaleVersion(match.version)
-            _require_live(match, not_started="The match has not started yet: moves come once every seat is filled.")
-            parsed = replay.rules_for(match).parse_move(move)  # InvalidMove → 400
-            played = _play(match, seats, Moved(seat.index, parsed), actor=actor, wake_bots=wake_bots)
-            seconds = time.perf_counter() - started
-            transaction.on_commit(lambda: metrics.move_accepted(game, actor, seconds))
-            return played
+            yield Turn(match, seats, seat, actor, wake_bots, started)
     except (ApplicationError, RulesError) as exc:
         metrics.move_refused(game, exc.code)
         raise
+
+
+def move_submit(
+    *,
+    match_id: str,
+    move: Any,
+    expected_version: int,
+    user: User | None = None,
+    seat_index: int | None = None,
+    actor: str = Record.Actor.PLAYER,
+    wake_bots: bool = True,
+) -> Played:
+    """Apply one move by the caller's seat (or ``seat_index`` for a bot); the match and state after
+    it. `move_turn` and `Turn.play` in one."""
+    with move_turn(match_id=match_id, user=user, seat_index=seat_index, actor=actor, wake_bots=wake_bots) as turn:
+        return turn.play(move, expected_version)
 
 
 def inputs_play(*, match_id: str, inputs: Iterable[tuple[Input, str]]) -> Played | None:

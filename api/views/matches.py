@@ -7,7 +7,6 @@ from urllib.parse import urlencode
 
 import django_filters
 from django.conf import settings
-from django.db import transaction
 from django.db.models import Count, F, OuterRef, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from drf_spectacular.types import OpenApiTypes
@@ -347,24 +346,21 @@ class MoveSubmitApi(APIView):
             idempotency.validate_key(key)
         print_ = idempotency.fingerprint(request.path, request.data) if key else ""
         user = caller(request)
+        move, expected = data.validated_data["move"], data.validated_data["expected_version"]
 
-        def submit() -> dict[str, Any]:  # move_submit answers 404 for a match the caller may not see
-            played = services.move_submit(
-                match_id=match_id,
-                user=user,
-                move=data.validated_data["move"],
-                expected_version=data.validated_data["expected_version"],
-                on_locked=(lambda: idempotency.replay_if_answered(user, key, print_)) if key else None,
-            )
+        def answer(played: services.Played) -> dict[str, Any]:
             state = selectors.state_payload(played.match, played.rules, played.state, played.seat, played.seats)
             return {"version": played.match.version, "state": state}
 
+        # The services answer 404 for a match the caller may not see.
         if not key:
-            return Response(submit(), status=status.HTTP_201_CREATED)
+            played = services.move_submit(match_id=match_id, user=user, move=move, expected_version=expected)
+            return Response(answer(played), status=status.HTTP_201_CREATED)
         try:
-            with transaction.atomic():  # the answer is stored in the move's transaction
-                body = submit()
-                idempotency.remember(user, key, print_, status.HTTP_201_CREATED, body)
+            with services.move_turn(match_id=match_id, user=user) as turn:  # one transaction, the match locked
+                idempotency.replay_if_answered(user, key, print_)
+                body = answer(turn.play(move, expected))
+                idempotency.remember(user, key, print_, status.HTTP_201_CREATED, body)  # with the move, or neither
         except idempotency.Replay as answered:
             return Response(answered.body, status=answered.status)
         return Response(body, status=status.HTTP_201_CREATED)

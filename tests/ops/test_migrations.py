@@ -11,7 +11,7 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
 # (app, migration) of each state-only move, and the models it moved with their tables.
-STATE_ONLY = [("notify", "0001"), ("games", "0005")]
+STATE_ONLY = [("notify", "0001"), ("games", "0005"), ("api", "0001"), ("games", "0006")]
 MOVED = {
     "notify": {
         "notification": "games_notification",
@@ -20,6 +20,7 @@ MOVED = {
         "delivery": "games_delivery",
         "streamticket": "games_streamticket",
     },
+    "api": {"idempotentrequest": "games_idempotentrequest"},
 }
 
 
@@ -60,20 +61,23 @@ def test_the_models_and_the_migrations_agree():
 def test_content_types_follow_the_moved_models_and_come_back_on_a_rollback():
     from django.contrib.contenttypes.models import ContentType
 
+    moved = {model: app for app, tables in MOVED.items() for model in tables}
+
     def labels() -> dict[str, tuple[int, str]]:
-        rows = ContentType.objects.filter(model__in=MOVED["notify"]).values_list("model", "pk", "app_label")
+        rows = ContentType.objects.filter(model__in=moved).values_list("model", "pk", "app_label")
         return {model: (pk, app) for model, pk, app in rows}
 
     before = labels()
-    assert {app for _, app in before.values()} == {"notify"} and len(before) == len(MOVED["notify"])
+    assert {model: app for model, (_, app) in before.items()} == moved
     executor = MigrationExecutor(connection)
     leaves = executor.loader.graph.leaf_nodes()
     try:
-        executor.migrate([("games", "0004_notifications"), ("notify", None)])
+        executor.migrate([("games", "0004_notifications"), ("notify", None), ("api", None)])
         back = labels()
         assert back == {model: (pk, "games") for model, (pk, _) in before.items()}  # the same rows, relabelled
         with connection.cursor() as cursor:  # no table was dropped: the rows stayed where they were
-            assert set(MOVED["notify"].values()) <= set(connection.introspection.table_names(cursor))
+            tables = set(connection.introspection.table_names(cursor))
+        assert {table for tables in MOVED.values() for table in tables.values()} <= tables
     finally:
         executor = MigrationExecutor(connection)
         executor.migrate(leaves)
