@@ -26,10 +26,10 @@ from django.utils import timezone
 from structlog.contextvars import bind_contextvars
 
 from accounts.models import User
-from accounts.services import ratings_update
 from core import metrics, sql
 from core.errors import ApplicationError, Conflict, Forbidden, InvalidRequest, NotFound
-from games import clocks, notices, replay, scheduling, selectors
+from games import clocks, notices, ratings, replay, scheduling, selectors
+from games import sql as games_sql
 from games.errors import MatchOver, NotSeated, QuotaExceeded, StaleVersion
 from games.models import Invitation, Match, Record, Seat
 from notify import fanout, inbox
@@ -457,43 +457,23 @@ def _rematch_create(match: Match, seats: list[Seat]) -> Match:
 
 
 def _lock(match_id: str) -> Match:
-    """``Match.objects.select_for_update(no_key=True).get(id=match_id)``, precompiled (`core.sql`):
-    every write takes it."""
-    rows = sql.fetch(
-        f"SELECT {sql.columns(Match, 'm')} FROM {sql.table(Match)} m WHERE m.id = %s{sql.for_update()}", [match_id]
-    )
-    if not rows:
-        raise NotFound(f"No match {match_id!r}.")
-    return sql.hydrate(Match, rows[0])
+    """The match row, locked (`games.sql.lock`): every write takes it."""
+    return games_sql.lock(match_id)
 
 
 def _locked(match_id: str, *, replaying: bool = False) -> tuple[Match, list[Seat]]:
-    """`_lock` and `_seats` in one round trip: the match row, locked, joined to its seats (a match
-    always has them, but the LEFT JOIN keeps one that has none); only the match row is locked.
-    ``replaying``: the caller folds the match's state next, so the records after this process's
-    cached state come too (`replay.Tail`); the others (an invitation, a rematch of a finished
-    match) would only read a log they never use."""
+    """`_lock` and `_seats` in one round trip (`games.sql.locked`). ``replaying``: the caller folds
+    the match's state next, so the records after this process's cached state come too
+    (`replay.Tail`); the others (an invitation, a rematch of a finished match) would only read a
+    log they never use."""
     tail = replay.tail_of(match_id) if replaying else replay.NO_TAIL
-    rows = sql.fetch(
-        f"SELECT {sql.columns(Match, 'm')}, {sql.columns(Seat, 's')}{tail.sql} FROM {sql.table(Match)} m"
-        f' LEFT JOIN {sql.table(Seat)} s ON s.match_id = m.id WHERE m.id = %s ORDER BY s."index"'
-        f"{sql.for_update(of='m')}",
-        [*tail.params, match_id],
-    )
-    if not rows:
-        raise NotFound(f"No match {match_id!r}.")
-    start = sql.width(Match)
-    match = sql.hydrate(Match, rows[0])
-    tail.attach(match, rows[0][-1])
-    return match, [sql.hydrate(Seat, row, start) for row in rows if row[start] is not None]
+    match, seats, records = games_sql.locked(match_id, tail.sql, tail.params)
+    tail.attach(match, records)
+    return match, seats
 
 
 def _seats(match: Match) -> list[Seat]:
-    """``Seat.objects.filter(match=match).order_by("index")``, precompiled."""
-    rows = sql.fetch(
-        f'SELECT {sql.columns(Seat, "s")} FROM {sql.table(Seat)} s WHERE s.match_id = %s ORDER BY s."index"', [match.id]
-    )
-    return [sql.hydrate(Seat, row) for row in rows]
+    return games_sql.seats(match)
 
 
 def _require_open(match: Match, action: str) -> None:
@@ -750,7 +730,7 @@ def _advance(
     match_id, version = match.id, match.version
     transaction.on_commit(lambda: replay.remember(match_id, version, state))
     if outcome is not None:
-        if ratings_update(match):
+        if ratings.ratings_update(match):
             scheduling.leaderboard_on_commit(match.game)
         if outcome.rematch:
             _rematch_create(match, seats)

@@ -10,9 +10,8 @@ from celery import shared_task
 from django.conf import settings
 from django.core.cache import cache
 
-from accounts.services import leaderboard_refresh
 from core import taskqueue
-from games import botplay, notices, scheduling, services
+from games import botplay, notices, ratings, scheduling, services
 
 
 @shared_task(name=taskqueue.DEADLINE_FIRE, ignore_result=True)
@@ -43,7 +42,7 @@ def leaderboards_refresh(game: str | None = None) -> int:
     """After rated matches (one game, batched) and hourly (every game): store the leaderboard ranks."""
     if game is not None:
         cache.delete(scheduling.leaderboard_pending_key(game))  # a later match queues the next refresh
-    return leaderboard_refresh(game)
+    return ratings.leaderboard_refresh(game)
 
 
 @shared_task(name=taskqueue.BOTS_PLAY, ignore_result=True)

@@ -21,7 +21,8 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 
-from core import sql, taskqueue
+from core import taskqueue
+from notify import sql
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +59,7 @@ def publish(channel: str, message: str) -> None:
 def announce_on_commit(note: Any, wants: tuple[bool, bool] | None = None) -> None:
     """Once committed: publish the user's new number; queue its webhooks and the e-mail digest check
     only for a user who has an active webhook, or an e-mail address with the preference on.
-    ``wants`` (webhooks, e-mail), when the caller read them with the entry (`delivery_columns`);
+    ``wants`` (webhooks, e-mail), when the caller read them with the entry (`notify.sql`);
     else they are read after the commit."""
     user_id, seq, pk, type = note.user_id, note.seq, note.pk, note.type
 
@@ -78,21 +79,6 @@ def announce_on_commit(note: Any, wants: tuple[bool, bool] | None = None) -> Non
     transaction.on_commit(after)
 
 
-def delivery_columns(user_id: str) -> str:
-    """Three SQL expressions: the e-mail address and preferences of the user whose id is the column
-    ``user_id``, and whether they have an active webhook (what `wants` needs, in a query that reads
-    something else: the inbox entry's INSERT … RETURNING)."""
-    from accounts.models import User
-    from notify.models import Webhook
-
-    users, hooks = sql.table(User), sql.table(Webhook)
-    return (
-        f"(SELECT u.email FROM {users} u WHERE u.id = {user_id}),"
-        f" (SELECT u.preferences FROM {users} u WHERE u.id = {user_id}),"
-        f" EXISTS(SELECT 1 FROM {hooks} w WHERE w.user_id = {user_id} AND w.active)"
-    )
-
-
 def wants(type: str, email: str | None, preferences: Any, has_hooks: bool) -> tuple[bool, bool]:
     """Whether an inbox entry of ``type`` goes to the user's webhooks, and whether it may be mailed."""
     if isinstance(preferences, str):  # the raw column: JSON text on both databases under Django
@@ -104,10 +90,8 @@ def wants(type: str, email: str | None, preferences: Any, has_hooks: bool) -> tu
 
 
 def _wants(user_id: int, type: str) -> tuple[bool, bool]:
-    """`wants`, read in one query after an inbox entry written without them (SQLite); a user that is
-    gone has no address and no webhook."""
-    rows = sql.fetch(f"SELECT {delivery_columns('%s')}", [user_id] * 3)
-    return wants(type, *rows[0])
+    """`wants`, read in one query after an inbox entry written without them (SQLite)."""
+    return wants(type, *sql.recipient(user_id))
 
 
 def record_on_commit(match_id: str, seq: int) -> None:

@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 
 from accounts import usernames
 from accounts.models import ApiToken, Rating, User
-from accounts.services import leaderboard_refresh
 from games import services
 from games.models import Match
+from games.ratings import leaderboard_refresh
 
 pytestmark = pytest.mark.django_db
 API = "/api/v1"
@@ -430,10 +430,10 @@ def test_login_backoff_counts_case_and_width_variants_as_one_name(people, api, s
 
 def test_the_clamp_keeps_a_loser_from_rising_whatever_the_model_says(toy_game, people, monkeypatch):
     """Even if the model raised mu − 3σ after a loss, the displayed rating stays where it was."""
-    from accounts import services as account_services
+    from games import ratings
 
     users, _c = people
-    real = account_services._MODEL
+    real = ratings._MODEL
 
     class Generous:
         mu, sigma = real.mu, real.sigma
@@ -447,7 +447,7 @@ def test_the_clamp_keeps_a_loser_from_rising_whatever_the_model_says(toy_game, p
                 r.mu += 5  # everyone "gains"
             return out
 
-    monkeypatch.setattr(account_services, "_MODEL", Generous())
+    monkeypatch.setattr(ratings, "_MODEL", Generous())
     finish(users["alice"], users["bob"])
     bob, alice = Rating.objects.get(user=users["bob"]), Rating.objects.get(user=users["alice"])
     assert bob.rating <= 1500 + 1e-9 < alice.rating

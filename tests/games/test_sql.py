@@ -9,11 +9,13 @@ from django.forms.models import model_to_dict
 from django.utils import timezone
 
 from accounts import services as accounts
+from accounts import sql as accounts_sql
 from accounts.models import ApiToken
 from core import sql
 from games import selectors, services
 from games.models import Match, Seat
 from notify import fanout, inbox
+from notify import sql as notify_sql
 from notify.models import InboxCounter, Webhook
 
 
@@ -66,14 +68,14 @@ def test_a_token_and_its_user_are_the_orm_ones(make_user):
     carol.preferences = {"email_your_turn": False, "theme": "dark"}
     carol.save()
     token, key = accounts.token_create(carol, label="laptop")
-    found = accounts._token_with_user(accounts.token_hash(key))
+    found = accounts_sql.token_with_user(accounts.token_hash(key))
     assert found is not None
     orm = ApiToken.objects.select_related("user").get(pk=token.pk)
     assert _fields(found) == _fields(orm)
     assert model_to_dict(found.user) == model_to_dict(orm.user)
     assert found.user.preferences == {"email_your_turn": False, "theme": "dark"}
     assert found.user.check_password("correct-horse-9")
-    assert accounts._token_with_user(accounts.token_hash(key + "x")) is None
+    assert accounts_sql.token_with_user(accounts.token_hash(key + "x")) is None
 
 
 @pytest.mark.django_db
@@ -187,12 +189,13 @@ def test_an_inbox_entry_is_numbered_written_and_its_delivery_read_at_once(make_u
     if postgres:
         for type in ("your_turn", "invited"):
             entry = Notification(user_id=ivy.pk, type=type, payload={}, created_at=timezone.now())
-            assert inbox._insert_numbered(entry) == fanout._wants(ivy.pk, type)
+            assert fanout.wants(type, *notify_sql.insert_numbered(entry)) == fanout._wants(ivy.pk, type)
         ivy.preferences = {"email_your_turn": False}
         ivy.save()
         Webhook.objects.filter(user=ivy).update(active=False)
         entry = Notification(user_id=ivy.pk, type="your_turn", payload={}, created_at=timezone.now())
-        assert inbox._insert_numbered(entry) == fanout._wants(ivy.pk, "your_turn") == (False, False)
+        wants = fanout.wants("your_turn", *notify_sql.insert_numbered(entry))
+        assert wants == fanout._wants(ivy.pk, "your_turn") == (False, False)
 
 
 @pytest.mark.django_db

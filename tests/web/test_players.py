@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from django.test import override_settings
 
-from accounts.services import leaderboard_refresh
 from games import services
+from games.ratings import leaderboard_refresh
 from tests.web.conftest import shoot, sign_up
 
 pytestmark = pytest.mark.django_db(transaction=True)
