@@ -150,7 +150,7 @@ def user_update(user: User, **fields: Any) -> User:
 
 @transaction.atomic
 def user_anonymise(user: User) -> None:
-    """The account's last step (``games.services.account_delete`` leaves its live matches first):
+    """The account's last step (``games.services.lobby.account_delete`` leaves its live matches first):
     tokens, settings and ratings go; the row stays, renamed, so finished matches keep their seats."""
     ApiToken.objects.filter(user=user).delete()
     Rating.objects.filter(user=user).delete()

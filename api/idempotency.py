@@ -1,6 +1,6 @@
 """``Idempotency-Key`` on ``POST moves``: a retry with the same key gets the first answer, stored here.
 
-The stored answer is looked up under the match lock (in the block of `games.services.move_turn`), so
+The stored answer is looked up under the match lock (in the block of `games.services.play.move_turn`), so
 of two racing first uses of one key, the second waits for the first and replays its answer. A
 key reused with another request (method, path and body, hashed) is refused with 422.
 """

@@ -11,7 +11,8 @@ from django.conf import settings
 from django.core.cache import cache
 
 from core import taskqueue
-from games import botplay, notices, ratings, scheduling, services
+from games import botplay, notices, ratings, scheduling
+from games.services import deadlines
 
 
 @shared_task(name=taskqueue.DEADLINE_FIRE, ignore_result=True)
@@ -20,7 +21,7 @@ def deadline_fire(match_id: str, version: int) -> int:
 
     A timer that fires a little early (brokers' ETAs are not exact) re-arms itself.
     """
-    applied = services.deadlines_process(match_id=match_id, expected_version=version)
+    applied = deadlines.deadlines_process(match_id=match_id, expected_version=version)
     if applied == 0:
         scheduling.rearm_if_early(match_id=match_id, version=version)
     return applied
@@ -31,7 +32,7 @@ def deadlines_sweep() -> int:
     """Beat, every few seconds: apply every due deadline and wake every bot that is awaited."""
     applied = 0
     for match_id in scheduling.due_match_ids():
-        applied += services.deadlines_process(match_id=match_id)
+        applied += deadlines.deadlines_process(match_id=match_id)
     for match_id in scheduling.bot_match_ids():
         taskqueue.send(taskqueue.BOTS_PLAY, (match_id, None))
     return applied

@@ -16,7 +16,7 @@ from api.authentication import caller
 from api.serializers import MatchSerializer, OutputModelSerializer, ProblemSerializer
 from core.errors import InvalidRequest
 from games import selectors
-from games import services as game_services
+from games.services import lobby
 
 P = ProblemSerializer
 
@@ -164,7 +164,7 @@ class MeApi(APIView):
         'their records, the seat shown as "deleted player".',
     )
     def delete(self, request: Request) -> Response:
-        game_services.account_delete(caller(request))
+        lobby.account_delete(caller(request))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 

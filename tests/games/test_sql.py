@@ -12,8 +12,10 @@ from accounts import services as accounts
 from accounts import sql as accounts_sql
 from accounts.models import ApiToken
 from core import sql
-from games import selectors, services
+from core.errors import NotFound
+from games import replay, selectors
 from games.models import Match, Seat
+from games.services import lobby, play, writes
 from notify import fanout, inbox
 from notify import sql as notify_sql
 from notify.models import InboxCounter, Webhook
@@ -27,24 +29,24 @@ def _fields(instance) -> dict:
 @pytest.fixture
 def match(make_user):
     alice, bob = make_user("alice"), make_user("bob")
-    created = services.match_create(
+    created = lobby.match_create(
         user=alice,
         game="ekko",
         players=2,
         options={"target_score": 30},
         time_control={"per_move_s": 3600, "on_timeout": "default_move"},
     )
-    services.match_join(match_id=created.id, user=bob)
+    lobby.match_join(match_id=created.id, user=bob)
     return Match.objects.get(id=created.id)
 
 
 @pytest.mark.django_db
 def test_a_locked_match_and_its_seats_are_the_orm_ones(match):
-    locked = services._lock(match.id)
+    locked = writes.lock(match.id)
     assert _fields(locked) == _fields(Match.objects.get(id=match.id))
     assert isinstance(locked.options, dict) and locked.awaiting == match.awaiting  # JSON decoded, not text
     assert locked.started_at is not None and locked.started_at.tzinfo is not None
-    seats = services._seats(locked)
+    seats = writes.seats_of(locked)
     assert [_fields(s) for s in seats] == [_fields(s) for s in Seat.objects.filter(match=match).order_by("index")]
     assert any(s.deadline is not None for s in seats)  # a running clock: an aware datetime, as the ORM gives it
 
@@ -52,14 +54,14 @@ def test_a_locked_match_and_its_seats_are_the_orm_ones(match):
 @pytest.mark.django_db
 def test_the_match_and_its_seats_read_in_one_locking_query(match, django_assert_num_queries):
     with django_assert_num_queries(1):
-        locked, seats = services._locked(match.id)
+        locked, seats = writes.locked(match.id)
     assert _fields(locked) == _fields(Match.objects.get(id=match.id))
     assert [_fields(s) for s in seats] == [_fields(s) for s in Seat.objects.filter(match=match).order_by("index")]
     Seat.objects.filter(match=match).delete()
-    alone, none = services._locked(match.id)  # no seat: the match still, and no half-built seat
+    alone, none = writes.locked(match.id)  # no seat: the match still, and no half-built seat
     assert alone.id == match.id and none == []
-    with pytest.raises(services.NotFound):
-        services._locked("no-such-match")
+    with pytest.raises(NotFound):
+        writes.locked("no-such-match")
 
 
 @pytest.mark.django_db
@@ -155,7 +157,7 @@ def test_an_inserted_record_reads_back_as_written(match):
 
 @pytest.mark.django_db
 def test_an_update_writes_the_named_fields_only(match):
-    row = services._lock(match.id)
+    row = writes.lock(match.id)
     row.version, row.awaiting, row.options = 99, [1], {"target_score": 1}
     sql.update(row, ["version", "awaiting"])
     again = Match.objects.get(id=match.id)
@@ -208,20 +210,20 @@ def test_a_move_is_written_in_three_statements_on_postgresql(make_user):
     from games.models import Record
 
     alice, bob = make_user("alma"), make_user("boris")
-    created = services.match_create(user=alice, game="ekko", players=2, options={"target_score": 30})
-    services.match_join(match_id=created.id, user=bob)
+    created = lobby.match_create(user=alice, game="ekko", players=2, options={"target_score": 30})
+    lobby.match_join(match_id=created.id, user=bob)
     match = Match.objects.get(id=created.id)
     seat = match.awaiting[0]
     mover = alice if seat == 0 else bob
-    state = services.replay.match_state(match)
-    move = services.replay.rules_for(match).legal_moves(state, seat)[0]
-    move = services.replay.rules_for(match).dump_move(move)
-    services.replay.remember(match.id, match.version, state)  # as the commit before this move did
+    state = replay.match_state(match)
+    move = replay.rules_for(match).legal_moves(state, seat)[0]
+    move = replay.rules_for(match).dump_move(move)
+    replay.remember(match.id, match.version, state)  # as the commit before this move did
     from notify.models import Notification
 
     entries = Notification.objects.count()
     with CaptureQueriesContext(connection) as queries:
-        played = services.move_submit(match_id=match.id, move=move, expected_version=match.version, user=mover)
+        played = play.move_submit(match_id=match.id, move=move, expected_version=match.version, user=mover)
     statements = [q["sql"] for q in queries.captured_queries if "SAVEPOINT" not in q["sql"]]  # the test's transaction
     # Most deals hand the turn on, so the next player gets an inbox entry; in some (EKKO §1.3.3: the
     # start card a multiple of 11) the mover plays again and no entry is written.
@@ -239,18 +241,16 @@ def test_a_move_is_written_in_three_statements_on_postgresql(make_user):
 def _played_match(make_user, moves: int) -> Match:
     """A 2-player EKKO match after ``moves`` moves, every commit's state forgotten by this process."""
     alice, bob = make_user("amos"), make_user("bea")
-    created = services.match_create(user=alice, game="ekko", players=2, options={"target_score": 30})
-    services.match_join(match_id=created.id, user=bob)
+    created = lobby.match_create(user=alice, game="ekko", players=2, options={"target_score": 30})
+    lobby.match_join(match_id=created.id, user=bob)
     for _ in range(moves):
         match = Match.objects.get(id=created.id)
         seat = match.awaiting[0]
-        state = services.replay.full_replay(match)
-        rules = services.replay.rules_for(match)
+        state = replay.full_replay(match)
+        rules = replay.rules_for(match)
         move = rules.dump_move(rules.legal_moves(state, seat)[0])
-        services.move_submit(
-            match_id=match.id, move=move, expected_version=match.version, user=alice if seat == 0 else bob
-        )
-    services.replay.forget_all()
+        play.move_submit(match_id=match.id, move=move, expected_version=match.version, user=alice if seat == 0 else bob)
+    replay.forget_all()
     return Match.objects.get(id=created.id)
 
 
@@ -264,20 +264,20 @@ def test_a_state_read_is_one_statement_on_postgresql_whatever_the_cache(make_use
     from django.test.utils import CaptureQueriesContext
 
     match = _played_match(make_user, 6)
-    rules = services.replay.rules_for(match)
+    rules = replay.rules_for(match)
     if cached == "stale":
         old = Match.objects.get(id=match.id)
         old.version -= 3
-        services.replay.remember(match.id, old.version, services.replay.full_replay(old))
+        replay.remember(match.id, old.version, replay.full_replay(old))
     elif cached == "current":
-        services.replay.remember(match.id, match.version, services.replay.full_replay(match))
+        replay.remember(match.id, match.version, replay.full_replay(match))
     viewer = match.created_by
     with CaptureQueriesContext(connection) as queries:
         read = selectors.match_with_seat_of(match.id, viewer)
         view = selectors.match_state_view(read, read.caller_seat)
     postgres = connection.vendor == "postgresql"
     assert len(queries.captured_queries) == (1 if postgres or cached == "current" else 2)
-    expected = selectors.state_payload(match, rules, services.replay.full_replay(match), read.caller_seat)
+    expected = selectors.state_payload(match, rules, replay.full_replay(match), read.caller_seat)
     assert view == expected and read.caller_seat == 0
 
 
@@ -289,11 +289,11 @@ def test_a_move_after_another_process_moved_reads_its_records_with_the_lock(make
 
     match = _played_match(make_user, 3)  # nothing cached here: the last moves were "elsewhere"
     seat = match.awaiting[0]
-    rules = services.replay.rules_for(match)
-    move = rules.dump_move(rules.legal_moves(services.replay.full_replay(match), seat)[0])
+    rules = replay.rules_for(match)
+    move = rules.dump_move(rules.legal_moves(replay.full_replay(match), seat)[0])
     mover = match.created_by if seat == 0 else Seat.objects.get(match=match, index=seat).user
     with CaptureQueriesContext(connection) as queries:
-        played = services.move_submit(match_id=match.id, move=move, expected_version=match.version, user=mover)
+        played = play.move_submit(match_id=match.id, move=move, expected_version=match.version, user=mover)
     statements = [q["sql"] for q in queries.captured_queries if "SAVEPOINT" not in q["sql"]]
     reads = [s for s in statements if s.startswith("SELECT")]
     record_reads = [s for s in reads if 'FROM "games_record"' in s and not s.startswith('SELECT m."id"')]
@@ -302,7 +302,7 @@ def test_a_move_after_another_process_moved_reads_its_records_with_the_lock(make
     else:
         assert len(record_reads) == 1, statements  # SQLite queries them after the lock
     stored = Match.objects.get(id=match.id)
-    assert _canon(rules, played.state) == _canon(rules, services.replay.full_replay(stored))
+    assert _canon(rules, played.state) == _canon(rules, replay.full_replay(stored))
 
 
 def _canon(rules, state) -> str:
@@ -346,10 +346,10 @@ def test_only_a_lock_that_replays_reads_the_records(match):
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    services.replay.forget_all()
+    replay.forget_all()
     with CaptureQueriesContext(connection) as queries:
-        services._locked(match.id)
-        services._locked(match.id, replaying=True)
+        writes.locked(match.id)
+        writes.locked(match.id, replaying=True)
     plain, replaying = (q["sql"] for q in queries.captured_queries)
     assert "games_record" not in plain
     assert ("games_record" in replaying) == (connection.vendor == "postgresql")

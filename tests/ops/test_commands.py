@@ -7,8 +7,8 @@ import io
 import pytest
 from django.core.management import CommandError, call_command
 
-from games import services
 from games.models import Match, Record
+from games.services import lobby, play
 
 pytestmark = pytest.mark.django_db
 
@@ -16,11 +16,11 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def matches(make_user):
     ann, ben = make_user("ann"), make_user("ben")
-    live = services.match_create(user=ann, game="enka", players=2)
-    services.match_join(match_id=live.id, user=ben)
-    over = services.match_create(user=ann, game="ekko", players=2)
-    services.match_join(match_id=over.id, user=ben)
-    services.match_resign(match_id=over.id, user=ben)
+    live = lobby.match_create(user=ann, game="enka", players=2)
+    lobby.match_join(match_id=live.id, user=ben)
+    over = lobby.match_create(user=ann, game="ekko", players=2)
+    lobby.match_join(match_id=over.id, user=ben)
+    play.match_resign(match_id=over.id, user=ben)
     return Match.objects.get(id=live.id), Match.objects.get(id=over.id)
 
 
