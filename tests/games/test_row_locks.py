@@ -23,7 +23,7 @@ from notify.models import Notification
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(connection.vendor != "postgresql", reason="row locks are PostgreSQL's (SQLite locks the file)"),
+    pytest.mark.postgresql,  # row locks are PostgreSQL's (SQLite locks the whole file)
 ]
 
 

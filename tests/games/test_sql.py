@@ -312,13 +312,11 @@ def _canon(rules, state) -> str:
 
 
 @pytest.mark.django_db
+@pytest.mark.postgresql  # SQLite runs the plain cursor
 def test_the_hot_statements_are_prepared_on_postgresql(settings):
     """`core.sql` statements are parsed and planned once per connection (prepared), still logged
     with their text; with TABULA_DB_PREPARED off they are not prepared; Django's own never are."""
     from django.db import connection
-
-    if connection.vendor != "postgresql":
-        pytest.skip("prepared statements are PostgreSQL's (SQLite runs the plain cursor)")
 
     def prepared() -> list[str]:
         with connection.cursor() as cursor:
