@@ -370,7 +370,7 @@ TABULA_STREAM_POLL_S = float(os.environ.get("TABULA_STREAM_POLL_S", "0.25"))  # 
 TABULA_STREAM_TICKET_TTL_S = 60
 TABULA_STREAM_MAX_LIFE_S = 3600  # a stream ends after this; the client resumes with Last-Event-ID
 TABULA_GUNICORN_SOCKET = os.environ.get("TABULA_GUNICORN_SOCKET", str(VAR_DIR / "run" / "gunicorn.sock"))
-# Webhooks: production accepts only https to public addresses (games/ssrf.py).
+# Webhooks: production accepts only https to public addresses (notify/ssrf.py).
 TABULA_WEBHOOKS = True
 TABULA_WEBHOOK_ALLOW_PRIVATE = env_bool("TABULA_WEBHOOK_ALLOW_PRIVATE", False)
 TABULA_WEBHOOK_TIMEOUT_S = 5.0
