@@ -6,11 +6,12 @@ PORT ?= 8000
 export PORT
 
 .PHONY: help install run migrate test check test-fast lint format golden bench bench-bots clean screenshots
-.PHONY: help install run migrate test check test-fast lint format golden openapi clients bench bench-boards bench-bots clean
+.PHONY: help install run migrate test test-pg check test-fast lint format golden openapi clients bench bench-boards bench-bots clean
 
 help:
 	@echo "make run      start the front (python -m front), Celery workers and beat on 127.0.0.1:$(PORT)"
 	@echo "make test     install what is needed and run the whole suite"
+	@echo "make test-pg  the whole suite against the local PostgreSQL and Redis (as .ci/run points it)"
 	@echo "make check    ruff (lint and format), mypy and the import-linter contracts"
 	@echo "make golden   rewrite the golden transcripts (tests/golden) after an intended change"
 	@echo "make openapi  rewrite docs/openapi.yaml (the committed API document) after an intended API change"
@@ -37,6 +38,12 @@ test: install check
 	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || [ -n "$$TABULA_CHROMIUM" ] || \
 	  echo "NOTE: no Chromium found, so the browser tests (tests/web) are SKIPPED (apt-get install chromium runs them)"
 	$(BIN)/pytest -n 2 --dist loadgroup $(PYTEST_ARGS)
+
+# The suite on PostgreSQL and Redis, as .ci/run sets them: the PostgreSQL-only tests run too.
+test-pg: install check
+	DATABASE_URL="$${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/test}" \
+	CELERY_BROKER_URL="$${CELERY_BROKER_URL:-redis://127.0.0.1:6379/15}" \
+	  $(BIN)/pytest -n 2 --dist loadgroup $(PYTEST_ARGS)
 
 # The static checks `make test` runs first (and .pre-commit-config.yaml runs on commit).
 check: install

@@ -61,7 +61,7 @@ class Rating(models.Model):
 
     ``rating`` is the displayed figure (a conservative ``mu − 3σ``, scaled so that a new player
     shows 1500); ``rank`` is the leaderboard position, stored and refreshed when ratings change
-    (``accounts.services.leaderboard_refresh``), null while the player is not listed.
+    (``games.ratings.leaderboard_refresh``), null while the player is not listed.
     """
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, related_name="ratings", on_delete=models.CASCADE)

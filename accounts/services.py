@@ -1,4 +1,4 @@
-"""Account and rating services: registration, sign-in, API tokens, passwords, deletion, ratings."""
+"""Account services: registration, sign-in, API tokens, passwords, deletion (ratings: `games.ratings`)."""
 
 from __future__ import annotations
 
@@ -10,24 +10,12 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
-from openskill.models import PlackettLuce
 
-from accounts import tokencache, usernames
-from accounts.errors import Conflict, InvalidRequest, NotFound
+from accounts import sql, tokencache, usernames
 from accounts.models import ApiToken, Rating, RatingChange, User
-from core import sql
-
-_MODEL = PlackettLuce(limit_sigma=True)  # sigma never grows: with the clamp below a loss never raises a rating
-RATING_BASE = 1500.0
-RATING_SCALE = RATING_BASE / _MODEL.mu  # a new player (mu − 3σ = 0) shows 1500; mu − 3σ = mu shows 3000
-
-
-def displayed(mu: float, sigma: float) -> float:
-    """The displayed rating: the conservative estimate ``mu − 3σ``, scaled so that a new player shows 1500."""
-    return RATING_BASE + RATING_SCALE * (mu - 3 * sigma)
-
+from core.errors import Conflict, InvalidRequest, NotFound
 
 # --- tokens ---------------------------------------------------------------------------------------
 
@@ -55,31 +43,11 @@ def token_for(user: User) -> str:
     return token_create(user, label="sign-in")[1]
 
 
-_TOKEN_SQL: str | None = None
-
-
-def _token_with_user(key_hash: str) -> ApiToken | None:
-    """``ApiToken.objects.select_related("user").filter(key_hash=...).first()``, in one precompiled
-    query: every authenticated request makes it (`core.sql`)."""
-    global _TOKEN_SQL
-    if _TOKEN_SQL is None:
-        _TOKEN_SQL = (
-            f"SELECT {sql.columns(ApiToken, 't')}, {sql.columns(User, 'u')} FROM {sql.table(ApiToken)} t"
-            f" JOIN {sql.table(User)} u ON u.id = t.user_id WHERE t.key_hash = %s"
-        )
-    rows = sql.fetch(_TOKEN_SQL, [key_hash])
-    if not rows:
-        return None
-    token = sql.hydrate(ApiToken, rows[0])
-    token.user = sql.hydrate(User, rows[0], sql.width(ApiToken))
-    return token
-
-
 def token_authenticate(key: str) -> tuple[User, ApiToken] | None:
     """The active user and token of ``key``, or None (unknown, expired or deactivated). The lookup
     is cached per process with Redis, stale the moment a user or token changes (`tokencache`)."""
     key_hash = token_hash(key)
-    token = tokencache.lookup(key_hash, _token_with_user)
+    token = tokencache.lookup(key_hash, sql.token_with_user)  # one precompiled query (`accounts.sql`)
     now = timezone.now()
     if token is None or not token.user.is_active or (token.expires_at is not None and token.expires_at <= now):
         return None
@@ -182,7 +150,7 @@ def user_update(user: User, **fields: Any) -> User:
 
 @transaction.atomic
 def user_anonymise(user: User) -> None:
-    """The account's last step (``games.services.account_delete`` leaves its live matches first):
+    """The account's last step (``games.services.lobby.account_delete`` leaves its live matches first):
     tokens, settings and ratings go; the row stays, renamed, so finished matches keep their seats."""
     ApiToken.objects.filter(user=user).delete()
     Rating.objects.filter(user=user).delete()
@@ -194,73 +162,3 @@ def user_anonymise(user: User) -> None:
     user.deleted_at = timezone.now()
     user.set_unusable_password()
     user.save()
-
-
-# --- ratings --------------------------------------------------------------------------------------
-
-
-def ratings_update(match: Any) -> bool:
-    """Rate a finished, rated match among its human seats (OpenSkill Plackett–Luce; ties share a rank).
-
-    ``limit_sigma`` keeps sigma from growing, and a seat that lost to everyone rated never sees its
-    displayed rating rise (mu is lowered to keep ``mu − 3σ`` where it was). Ranks are refreshed
-    after the commit (``games.tasks.leaderboards_refresh``).
-    """
-    if not match.rated or not match.result:
-        return False
-    seats = {s.index: s for s in match.seats.select_related("user") if s.user_id and not s.bot}
-    if len(seats) < 2:
-        return False
-    rank_of = {seat: i for i, group in enumerate(match.result["ranking"]) for seat in group}
-    order = sorted(seats)
-    ratings = {
-        i: Rating.objects.select_for_update().get_or_create(
-            user=seats[i].user, game=match.game, defaults={"mu": _MODEL.mu, "sigma": _MODEL.sigma}
-        )[0]
-        for i in order
-    }
-    teams = [[_MODEL.create_rating([ratings[i].mu, ratings[i].sigma], name=str(i))] for i in order]
-    rated = _MODEL.rate(teams, ranks=[rank_of[i] for i in order])
-    worst = max(rank_of[i] for i in order)
-    now = timezone.now()
-    for i, (new,) in zip(order, rated, strict=True):
-        r = ratings[i]
-        mu, sigma = new.mu, min(new.sigma, r.sigma)
-        lost = rank_of[i] == worst and any(rank_of[j] < worst for j in order)
-        if lost and mu - 3 * sigma > r.mu - 3 * r.sigma:
-            mu = r.mu - 3 * r.sigma + 3 * sigma  # a loss never raises the displayed rating
-        r.mu, r.sigma, r.matches, r.rated_at = mu, sigma, r.matches + 1, now
-        r.rating = displayed(mu, sigma)
-        r.save(update_fields=["mu", "sigma", "matches", "rated_at", "rating", "updated_at"])
-        RatingChange.objects.create(
-            user_id=r.user_id, game=match.game, match_id=match.id, mu=mu, sigma=sigma, rating=r.rating, at=now
-        )
-    return True
-
-
-def leaderboard_refresh(game: str | None = None) -> int:
-    """Store each listed player's rank (non-provisional, rated within the active window), in one
-    statement per board; players no longer listed lose theirs. Returns the rows changed."""
-    since = timezone.now() - timedelta(days=settings.TABULA_LEADERBOARD_ACTIVE_DAYS)
-    table = Rating._meta.db_table
-    games = [game] if game else list(Rating.objects.values_list("game", flat=True).distinct())
-    changed = 0
-    with connection.cursor() as cur:
-        for g in games:
-            cur.execute(
-                f"""
-                UPDATE {table} AS r SET rank = s.rn
-                FROM (
-                    SELECT id, CASE WHEN matches >= %s AND rated_at >= %s
-                        THEN row_number() OVER (
-                            PARTITION BY (matches >= %s AND rated_at >= %s)
-                            ORDER BY rating DESC, matches DESC, id
-                        ) END AS rn
-                    FROM {table} WHERE game = %s
-                ) AS s
-                WHERE r.id = s.id AND r.rank IS DISTINCT FROM s.rn
-                """,  # the table name is the model's
-                [settings.TABULA_PROVISIONAL_GAMES, since, settings.TABULA_PROVISIONAL_GAMES, since, g],
-            )
-            changed += cur.rowcount
-    return changed

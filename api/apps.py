@@ -3,6 +3,7 @@ from django.apps import AppConfig
 
 class ApiConfig(AppConfig):
     name = "api"
+    default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
         _load_schema_extensions()

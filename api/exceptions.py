@@ -13,7 +13,7 @@ from django.http import Http404, HttpRequest, JsonResponse
 from rest_framework import exceptions as drf
 from rest_framework.response import Response
 
-from games.errors import ApplicationError
+from core.errors import ApplicationError
 from rules.base import IllegalMove, InvalidMove, InvalidOptions, NotAwaited, RaceLost, RulesError
 
 log = logging.getLogger(__name__)

@@ -1,7 +1,7 @@
 """``Idempotency-Key`` on ``POST moves``: a retry with the same key gets the first answer, stored here.
 
-The stored answer is looked up under the match lock (`games.services.move_submit`'s ``on_locked``),
-so of two racing first uses of one key, the second waits for the first and replays its answer. A
+The stored answer is looked up under the match lock (in the block of `games.services.play.move_turn`), so
+of two racing first uses of one key, the second waits for the first and replays its answer. A
 key reused with another request (method, path and body, hashed) is refused with 422.
 """
 
@@ -16,10 +16,14 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 
 from accounts.models import User
-from games.errors import IdempotencyKeyReused, InvalidRequest
-from games.models import IdempotentRequest
+from api.models import IdempotentRequest
+from core.errors import ApplicationError, InvalidRequest
 
 log = logging.getLogger(__name__)
+
+
+class IdempotencyKeyReused(ApplicationError):
+    code, status, title = "idempotency_key_reused", 422, "Idempotency key reused"
 
 
 class Replay(Exception):

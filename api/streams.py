@@ -26,8 +26,10 @@ from rest_framework.request import Request
 from accounts.models import User
 from api.authentication import BearerOrTokenAuthentication
 from api.exceptions import PROBLEM, RateLimited, problem
-from games import selectors, streams
-from games.models import InboxCounter, Match, StreamTicket
+from games import selectors
+from games.models import Match
+from notify import streams
+from notify.models import InboxCounter, StreamTicket
 
 
 def _problem(status: int, code: str, title: str, detail: str, headers: dict[str, str] | None = None) -> HttpResponse:

@@ -28,7 +28,8 @@ def _build() -> tuple[str, float]:
 
     from accounts import usernames
     from accounts.models import Rating, User
-    from accounts.services import displayed, leaderboard_refresh, token_for
+    from accounts.services import token_for
+    from games.ratings import displayed, leaderboard_refresh
 
     rng = random.Random(13)
     users = []

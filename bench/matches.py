@@ -3,8 +3,8 @@
 The match is created and filled through ``games.services`` (so its ``created``, ``seat_taken`` and
 ``started`` records, its seats and its seed are the real thing). Its later records come from random
 playouts through the engine (`bench.engines.choose`), found in memory first (the longest of a few
-attempts), then written through the same path as every live input: ``services.inputs_play`` runs
-each through ``_play`` in one transaction (records, clocks, timer, status and result exactly as a
+attempts), then written through the same path as every live input: ``play.inputs_play`` runs
+each through ``play.apply_input`` in one transaction (records, clocks, timer, status and result exactly as a
 live match gets them). Each built match is checked: a full replay from the database equals the
 playout's final state.
 
@@ -22,8 +22,9 @@ from accounts.models import User
 from accounts.services import token_for
 from bench.common import median
 from bench.engines import Choice, choose, transition
-from games import replay, services
+from games import replay
 from games.models import Match, Record
+from games.services import lobby, play
 from rules.base import Effect, Rules, Timer
 
 ATTEMPTS = 10  # random playouts tried per match before settling for the longest
@@ -76,9 +77,9 @@ def people(count: int) -> list[Person]:
 
 def build(spec: Spec, seated: list[Person], seed: int) -> Built:
     """Create the match through the services, then append records up to ``spec.records``."""
-    match = services.match_create(user=seated[0].user, game=spec.game, players=spec.players, options=dict(spec.options))
+    match = lobby.match_create(user=seated[0].user, game=spec.game, players=spec.players, options=dict(spec.options))
     for person in seated[1 : spec.players]:
-        services.match_join(match_id=match.id, user=person.user)
+        lobby.match_join(match_id=match.id, user=person.user)
     match = Match.objects.get(id=match.id)
     rules = replay.rules_for(match)
     steps, final = _longest_playout(rules, replay.full_replay(match), spec.records - match.version, seed)
@@ -113,7 +114,7 @@ def _append(match: Match, rules: AnyRules, steps: list[_Step], final: Any) -> No
     if not steps:
         return
     inputs = [(step.choice.input(), ACTORS[step.choice.kind]) for step in steps]
-    services.inputs_play(match_id=match.id, inputs=inputs)
+    play.inputs_play(match_id=match.id, inputs=inputs)
     match.refresh_from_db()
 
 

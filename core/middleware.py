@@ -15,6 +15,7 @@ from typing import Any
 
 import structlog
 from django.http import HttpRequest, HttpResponse
+from django.urls import resolve
 
 _SANE = re.compile(r"[A-Za-z0-9._:@/+=-]{1,128}")
 
@@ -40,23 +41,22 @@ class RequestIdMiddleware:
 
 
 class ProbeMiddleware:
-    """Answers ``/livez``, ``/readyz`` and ``/metrics`` before everything below it.
+    """Answers ``/livez``, ``/readyz`` and ``/metrics`` before everything below it, with the views the
+    URLconf routes them to (`api.views.ops`, through ``config.urls``: core imports no app).
 
     Probes come with whatever Host the orchestrator uses (an IP, a service name), so they skip
     ``ALLOWED_HOSTS``, sessions, CSRF, authentication and rate limits. They get an X-Request-ID and a
     request line like any answer; config/logs.py drops the line below warning (a failing probe is logged).
     """
 
-    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
-        from api.views import ops
+    PATHS = frozenset({"/livez", "/readyz", "/metrics"})
 
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
-        self.views: dict[str, Callable[[HttpRequest], HttpResponse]] = {
-            "/livez": ops.livez,
-            "/readyz": ops.readyz,
-            "/metrics": ops.metrics,
-        }
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        view = self.views.get(request.path_info)
-        return view(request) if view is not None else self.get_response(request)
+        if request.path_info not in self.PATHS:
+            return self.get_response(request)
+        match = resolve(request.path_info)
+        response: HttpResponse = match.func(request, *match.args, **match.kwargs)
+        return response

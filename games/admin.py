@@ -1,6 +1,6 @@
 """Admin: inspect matches, seats and records, all read-only (the log is never edited, and a live
 match's options, seats or status changed here would disagree with its records). The one write is
-the "Abort" action, which goes through `services.match_abort` and is itself a record."""
+the "Abort" action, which goes through `operators.match_abort` and is itself a record."""
 
 from typing import Any
 
@@ -8,9 +8,9 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from games import services
-from games.errors import ApplicationError
+from core.errors import ApplicationError
 from games.models import Match, Record, Seat
+from games.services import operators
 
 
 class ReadOnly:
@@ -53,7 +53,7 @@ class MatchAdmin(ReadOnly, admin.ModelAdmin):
         done = 0
         for match_id in queryset.values_list("id", flat=True):
             try:
-                services.match_abort(match_id=match_id, by=request.user, reason="staff")  # type: ignore[arg-type]
+                operators.match_abort(match_id=match_id, by=request.user, reason="staff")  # type: ignore[arg-type]
                 done += 1
             except ApplicationError as exc:
                 self.message_user(request, f"{match_id}: {exc.detail}", messages.WARNING)

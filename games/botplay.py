@@ -11,9 +11,11 @@ import logging
 import secrets
 from typing import Any
 
-from games import metrics, replay, scheduling, services
-from games.errors import ApplicationError
+from core import metrics
+from core.errors import ApplicationError
+from games import replay, scheduling
 from games.models import Match, Record, Seat
+from games.services import play
 from rules import bots
 from rules.base import RulesError
 
@@ -64,7 +66,7 @@ def bots_play(*, match_id: str, expected_version: int | None, limit: int = 500) 
             break
         seat, move = decision
         try:
-            services.move_submit(
+            play.move_submit(
                 match_id=match.id,
                 move=move,
                 expected_version=match.version,

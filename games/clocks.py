@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
-from games.errors import InvalidRequest
+from core.errors import InvalidRequest
 
 KEYS = frozenset({"per_move_s", "bank_s", "increment_s", "on_timeout", "bot_after"})
 ON_TIMEOUT = ("default_move", "forfeit")

@@ -1,4 +1,4 @@
-"""The errors of play (and, re-exported, the platform's generic ones from `accounts.errors`).
+"""The errors of play (the generic ones they extend are `core.errors`).
 
 Engine refusals (`rules.base.RulesError`) are mapped in ``api/exceptions.py``; these are the
 platform's own. No message names another seat's hidden cards.
@@ -6,20 +6,7 @@ platform's own. No message names another seat's hidden cards.
 
 from __future__ import annotations
 
-from accounts.errors import ApplicationError, Conflict, Forbidden, InvalidRequest, NotFound
-
-__all__ = [
-    "ApplicationError",
-    "Conflict",
-    "Forbidden",
-    "IdempotencyKeyReused",
-    "InvalidRequest",
-    "MatchOver",
-    "NotFound",
-    "NotSeated",
-    "QuotaExceeded",
-    "StaleVersion",
-]
+from core.errors import ApplicationError
 
 
 class NotSeated(ApplicationError):
@@ -38,10 +25,6 @@ class StaleVersion(ApplicationError):
 
 class MatchOver(ApplicationError):
     code, status, title = "match_over", 409, "Match over"
-
-
-class IdempotencyKeyReused(ApplicationError):
-    code, status, title = "idempotency_key_reused", 422, "Idempotency key reused"
 
 
 class QuotaExceeded(ApplicationError):

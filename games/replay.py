@@ -14,8 +14,9 @@ from threading import Lock
 from typing import Any
 
 from django.conf import settings
-from django.db import DEFAULT_DB_ALIAS, connections, transaction
+from django.db import transaction
 
+from games import sql
 from games.models import Match, Record
 from rules import RULES
 from rules.base import INPUT_RECORDS, Expired, Input, Moved, Resigned, Rules, Started, TimedOut, step
@@ -69,11 +70,10 @@ def replay(match: Match, records: Iterable[Sequence[Any]], state: Any = None) ->
 class Tail:
     """The records to read with a match row: those after the state this process has cached.
 
-    On PostgreSQL ``sql`` is a scalar subquery to add to the SELECT list of the statement that
-    reads the match row aliased ``m`` (its ``params`` go where it stands): the records after the
-    cached version up to the row's version, as a JSON array of ``[type, seat, move]`` in ``seq``
-    order (NULL when there are none). `attach` hands them to `match_state`, which then needs no
-    query of its own. Elsewhere (SQLite) ``sql`` is empty and `match_state` queries."""
+    On PostgreSQL ``sql`` is `games.sql.record_tail`, a scalar subquery to add to the SELECT list of
+    the statement that reads the match row (its ``params`` go where it stands): the records after
+    the cached version, as JSON. `attach` hands them to `match_state`, which then needs no query of
+    its own. Elsewhere (SQLite) ``sql`` is empty and `match_state` queries."""
 
     sql: str
     params: list[Any]
@@ -85,17 +85,10 @@ class Tail:
 
 
 def tail_of(match_id: str) -> Tail:
-    """The `Tail` of ``match_id`` from this process's cached state."""
+    """The `Tail` of ``match_id`` from this process's cached state (`games.sql.record_tail`)."""
     start = starting_point(match_id)
-    if connections[DEFAULT_DB_ALIAS].vendor != "postgresql":
-        return Tail("", [], start)
-    quote = connections[DEFAULT_DB_ALIAS].ops.quote_name
-    return Tail(
-        f", (SELECT json_agg(json_build_array(r.{quote('type')}, r.seat, r.move) ORDER BY r.seq)"
-        f" FROM {quote(Record._meta.db_table)} r WHERE r.match_id = m.id AND r.seq > %s AND r.seq <= m.version)",
-        [start[0]],
-        start,
-    )
+    text = sql.record_tail()
+    return Tail(text, [start[0]] if text else [], start)
 
 
 NO_TAIL = Tail("", [], (0, None))  # a match read whose caller does not replay it

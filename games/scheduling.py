@@ -1,8 +1,8 @@
 """What a match waits for, and the tasks that act on it: timers for deadlines, turns for bots.
 
 After a write commits, `wake` queues the deadline timer (when it is due within
-``TABULA_TIMER_HORIZON_S``) and the bots' turn. Tasks are sent by their registered name, so this
-module does not import ``games.tasks`` (which sits above the services). A lost task is never
+``TABULA_TIMER_HORIZON_S``) and the bots' turn. Tasks are sent by their registered name
+(`core.taskqueue`), so this module does not import ``games.tasks`` (which sits above the services). A lost task is never
 fatal: the beat sweep (`due_match_ids`, `bot_match_ids`) finds every due deadline and every bot
 with something to do.
 
@@ -15,31 +15,22 @@ from __future__ import annotations
 import logging
 from datetime import datetime, timedelta
 
-from celery import current_app
 from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
+from core import taskqueue
 from games import replay
 from games.models import Match, Seat
 
 log = logging.getLogger(__name__)
 
-DEADLINE_TASK = "games.tasks.deadline_fire"
-BOTS_TASK = "games.tasks.bots_play"
 TIMER_SLACK_S = 0.2  # fire a little after the deadline: ETAs are not exact
 BOT_IDLE_S = 3  # the sweep wakes bots of matches idle this long (a lost bots_play task)
 SWEEP_LIMIT = 500
 INTERRUPT_SWEPT_TTL_S = 24 * 3600  # how long the sweep remembers it offered a bot its interrupt
-
-
-def _send(name: str, args: tuple[object, ...], countdown: float = 0.0) -> None:
-    current_app.tasks[name].apply_async(args, countdown=countdown)
-
-
-LEADERBOARD_TASK = "games.tasks.leaderboards_refresh"
 LEADERBOARD_BATCH_S = 5  # rated matches finishing within this long share one rank refresh
 
 
@@ -55,7 +46,7 @@ def leaderboard_on_commit(game: str) -> None:
     def send() -> None:
         try:
             if cache.add(leaderboard_pending_key(game), 1, timeout=LEADERBOARD_BATCH_S * 12):
-                _send(LEADERBOARD_TASK, (game,), countdown=LEADERBOARD_BATCH_S)
+                taskqueue.send(taskqueue.LEADERBOARDS_REFRESH, (game,), countdown=LEADERBOARD_BATCH_S)
         except Exception:
             log.exception("could not queue the leaderboard refresh of %s", game)
 
@@ -77,9 +68,9 @@ def wake(match_id: str, version: int, due: datetime | None, bots: bool) -> None:
         if due is not None and settings.TABULA_QUEUE_TIMERS:
             wait = (due - timezone.now()).total_seconds()
             if wait <= settings.TABULA_TIMER_HORIZON_S:
-                _send(DEADLINE_TASK, (match_id, version), countdown=max(0.0, wait) + TIMER_SLACK_S)
+                taskqueue.send(taskqueue.DEADLINE_FIRE, (match_id, version), countdown=max(0.0, wait) + TIMER_SLACK_S)
         if bots:
-            _send(BOTS_TASK, (match_id, version))
+            taskqueue.send(taskqueue.BOTS_PLAY, (match_id, version))
     except Exception:
         log.exception("could not queue timers or bots for match %s", match_id)
 
@@ -117,7 +108,7 @@ def rearm_if_early(*, match_id: str, version: int) -> None:
     if due is not None and due > timezone.now():
         wait = (due - timezone.now()).total_seconds()
         if wait <= settings.TABULA_TIMER_HORIZON_S:
-            _send(DEADLINE_TASK, (match.id, match.version), countdown=wait + TIMER_SLACK_S)
+            taskqueue.send(taskqueue.DEADLINE_FIRE, (match.id, match.version), countdown=wait + TIMER_SLACK_S)
 
 
 # --- the sweep's queries ------------------------------------------------------------------------

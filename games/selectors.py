@@ -9,9 +9,8 @@ from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet
 
 from accounts import selectors as account_selectors
 from accounts.models import RatingChange, User
-from core import sql
-from games import replay
-from games.errors import Conflict, NotFound
+from core.errors import Conflict, NotFound
+from games import replay, sql
 from games.models import Invitation, Match, Record, Seat
 from rules.base import Rules
 
@@ -30,18 +29,10 @@ def match_get(match_id: str) -> Match:
 def match_with_seat_of(match_id: str, user: User | None) -> Match:
     """The match, annotated with ``caller_seat`` (the user's seat index or None), in one query."""
     user_id = user.pk if user is not None and user.is_authenticated else None
-    tail = replay.tail_of(match_id)
-    rows = sql.fetch(
-        f'SELECT {sql.columns(Match, "m")}, (SELECT s."index" FROM {sql.table(Seat)} s'
-        f" WHERE s.match_id = m.id AND s.user_id = %s LIMIT 1){tail.sql} FROM {sql.table(Match)} m WHERE m.id = %s",
-        [user_id, *tail.params, match_id],
-    )  # every GET state makes this query: precompiled (`core.sql`), with the records to replay
-    if not rows:
-        raise NotFound(f"No match {match_id!r}.")
-    width = sql.width(Match)
-    match = sql.hydrate(Match, rows[0])
-    match.caller_seat = rows[0][width]  # type: ignore[attr-defined]
-    tail.attach(match, rows[0][-1])
+    tail = replay.tail_of(match_id)  # with the records to replay (`games.sql`: every GET state reads this)
+    match, seat, records = sql.match_with_seat_of(match_id, user_id, tail.sql, tail.params)
+    match.caller_seat = seat  # type: ignore[attr-defined]
+    tail.attach(match, records)
     return match
 
 

@@ -1,6 +1,7 @@
 """Celery tasks: ids in, one call, nothing else. Every task is safe to run twice.
 
-`games.scheduling` sends these by name (``games.tasks.<function>``) after a commit.
+Each is registered under its pinned name from `core.taskqueue`, by which `games.scheduling` sends
+it after a commit (and beat and the task routes name it).
 """
 
 from __future__ import annotations
@@ -9,42 +10,43 @@ from celery import shared_task
 from django.conf import settings
 from django.core.cache import cache
 
-from accounts.services import leaderboard_refresh
-from games import botplay, mail, notifications, scheduling, services, webhooks
+from core import taskqueue
+from games import botplay, notices, ratings, scheduling
+from games.services import deadlines
 
 
-@shared_task(ignore_result=True)
+@shared_task(name=taskqueue.DEADLINE_FIRE, ignore_result=True)
 def deadline_fire(match_id: str, version: int) -> int:
     """A timer queued for a deadline: acts only if the match is still at ``version``.
 
     A timer that fires a little early (brokers' ETAs are not exact) re-arms itself.
     """
-    applied = services.deadlines_process(match_id=match_id, expected_version=version)
+    applied = deadlines.deadlines_process(match_id=match_id, expected_version=version)
     if applied == 0:
         scheduling.rearm_if_early(match_id=match_id, version=version)
     return applied
 
 
-@shared_task(ignore_result=True)
+@shared_task(name=taskqueue.DEADLINES_SWEEP, ignore_result=True)
 def deadlines_sweep() -> int:
     """Beat, every few seconds: apply every due deadline and wake every bot that is awaited."""
     applied = 0
     for match_id in scheduling.due_match_ids():
-        applied += services.deadlines_process(match_id=match_id)
+        applied += deadlines.deadlines_process(match_id=match_id)
     for match_id in scheduling.bot_match_ids():
-        bots_play.delay(match_id, None)
+        taskqueue.send(taskqueue.BOTS_PLAY, (match_id, None))
     return applied
 
 
-@shared_task(ignore_result=True)
+@shared_task(name=taskqueue.LEADERBOARDS_REFRESH, ignore_result=True)
 def leaderboards_refresh(game: str | None = None) -> int:
     """After rated matches (one game, batched) and hourly (every game): store the leaderboard ranks."""
     if game is not None:
         cache.delete(scheduling.leaderboard_pending_key(game))  # a later match queues the next refresh
-    return leaderboard_refresh(game)
+    return ratings.leaderboard_refresh(game)
 
 
-@shared_task(ignore_result=True)
+@shared_task(name=taskqueue.BOTS_PLAY, ignore_result=True)
 def bots_play(match_id: str, version: int | None) -> int:
     """Play the awaited bots' moves, through the same service path as a human's.
 
@@ -55,34 +57,7 @@ def bots_play(match_id: str, version: int | None) -> int:
     return botplay.bots_play(match_id=match_id, expected_version=version, limit=settings.TABULA_BOT_TURN_MOVES)
 
 
-@shared_task(ignore_result=True)
-def webhooks_fanout(notification_id: int) -> int:
-    """After an inbox entry commits: one delivery per webhook that wants it, each sent at once."""
-    return webhooks.fanout(notification_id)
-
-
-@shared_task(ignore_result=True)
-def webhook_attempt(delivery_id: int) -> str:
-    """One try of one delivery (a retry, or a test delivery)."""
-    return webhooks.attempt(delivery_id)
-
-
-@shared_task(ignore_result=True)
-def webhooks_sweep() -> int:
-    """Beat: retries that are due (far-off ones are left to this sweep, and lost ones are found)."""
-    ids = webhooks.due()
-    for delivery_id in ids:
-        webhooks.attempt(delivery_id)
-    return len(ids)
-
-
-@shared_task(ignore_result=True)
+@shared_task(name=taskqueue.CLOCK_LOW_SWEEP, ignore_result=True)
 def clock_low_sweep() -> int:
     """Beat: a ``clock_low`` notification for every running clock past 80 % of its time."""
-    return notifications.clock_low_scan()
-
-
-@shared_task(ignore_result=True)
-def email_digest(user_id: int) -> bool:
-    """A "your turn" digest for the user, if one is due (the rules in games/mail.py)."""
-    return mail.digest_maybe(user_id)
+    return notices.clock_low_scan()

@@ -1,4 +1,6 @@
-"""Shared test configuration: hypothesis profiles (quick by default, deeper on CI)."""
+"""Shared test configuration: hypothesis profiles (quick by default, deeper on CI), and the
+``postgresql`` marker: a test that needs PostgreSQL is skipped on SQLite, and the run says loudly
+at its end how many were, and that ``make test-pg`` runs them."""
 
 from __future__ import annotations
 
@@ -12,17 +14,46 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 import pytest  # noqa: E402
 
+POSTGRESQL_ONLY = "needs PostgreSQL (make test-pg runs it)"
+
 
 def pytest_configure(config):
-    """The SQLite test database's folder (var/ by default): the settings name it, they create nothing."""
+    """The ``postgresql`` marker, and the SQLite test database's folder (var/ by default): the
+    settings name it, they create nothing."""
     from pathlib import Path
 
     from django.conf import settings as django_settings
 
+    config.addinivalue_line("markers", f"postgresql: the test {POSTGRESQL_ONLY}; skipped on SQLite")
     for database in django_settings.DATABASES.values():
         name = database.get("TEST", {}).get("NAME")
         if database["ENGINE"].endswith("sqlite3") and name:
             Path(name).parent.mkdir(parents=True, exist_ok=True)
+
+
+def _on_sqlite() -> bool:
+    from django.conf import settings
+
+    return settings.DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3"
+
+
+def pytest_collection_modifyitems(config, items):
+    if not _on_sqlite():
+        return
+    for item in items:
+        if item.get_closest_marker("postgresql") is not None:
+            item.add_marker(pytest.mark.skip(reason=f"PostgreSQL only: {POSTGRESQL_ONLY}"))
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    skipped = [r for r in terminalreporter.stats.get("skipped", []) if POSTGRESQL_ONLY in str(r.longrepr)]
+    if skipped:
+        terminalreporter.write_sep(
+            "!",
+            f"{len(skipped)} PostgreSQL-only tests were SKIPPED on SQLite: `make test-pg` runs them",
+            yellow=True,
+            bold=True,
+        )
 
 
 @pytest.fixture

@@ -1,11 +1,16 @@
-"""The project's modules import each other without a cycle (the layers themselves are import-linter
-contracts in ``pyproject.toml``, run by ``make test``)."""
+"""The project's modules import each other without a cycle, and ``rules`` imports the standard
+library only (the layers themselves are import-linter contracts in ``pyproject.toml``, run by
+``make check``)."""
 
 from __future__ import annotations
 
+import sys
+
 import grimp
 
-PACKAGES = ("rules", "core", "games", "accounts", "api", "config", "web", "front")
+PACKAGES = ("rules", "core", "accounts", "notify", "games", "api", "web", "config", "front")
+# Type-checking only: typeshed's private stub module of the standard library (`rules.kit`).
+STUBS = frozenset({"_typeshed"})
 
 
 def _cycles(graph: grimp.ImportGraph) -> list[list[str]]:
@@ -59,3 +64,31 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
     graph.add_import(importer="games.b", imported="games.a")
     graph.add_import(importer="games.b", imported="games.c")
     assert _cycles(graph) == [["games.a", "games.b"]]
+
+
+def _foreign_imports(graph: grimp.ImportGraph, package: str = "rules") -> list[tuple[str, str]]:
+    """(importer, imported) for each import by a module of ``package`` of anything but the standard
+    library and ``package`` itself."""
+    allowed = sys.stdlib_module_names | STUBS | {package}
+    return sorted(
+        (module, imported)
+        for module in graph.modules
+        if module.split(".")[0] == package
+        for imported in graph.find_modules_directly_imported_by(module)
+        if imported.split(".")[0] not in allowed
+    )
+
+
+def test_rules_import_the_standard_library_only() -> None:
+    graph = grimp.build_graph(*PACKAGES, include_external_packages=True)
+    assert any(m.startswith("rules.") for m in graph.modules)
+    assert _foreign_imports(graph) == []
+
+
+def test_the_rules_check_catches_a_planted_import() -> None:
+    """The check above can fail: a rules module importing a framework, or another project package."""
+    graph = grimp.build_graph(*PACKAGES, include_external_packages=True)
+    graph.add_import(importer="rules.kit", imported="django")
+    graph.add_import(importer="rules.bots", imported="games.models")
+    graph.add_import(importer="rules.rng", imported="secrets")  # the standard library: allowed here
+    assert _foreign_imports(graph) == [("rules.bots", "games.models"), ("rules.kit", "django")]

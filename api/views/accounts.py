@@ -10,13 +10,13 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts import services
-from accounts.errors import InvalidRequest
 from accounts.models import Rating, User
 from api import ratelimit
 from api.authentication import caller
 from api.serializers import MatchSerializer, OutputModelSerializer, ProblemSerializer
+from core.errors import InvalidRequest
 from games import selectors
-from games import services as game_services
+from games.services import lobby
 
 P = ProblemSerializer
 
@@ -164,7 +164,7 @@ class MeApi(APIView):
         'their records, the seat shown as "deleted player".',
     )
     def delete(self, request: Request) -> Response:
-        game_services.account_delete(caller(request))
+        lobby.account_delete(caller(request))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 

@@ -20,7 +20,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from api.serializers import ProblemSerializer
-from games.errors import NotFound
+from core.errors import NotFound
 from rules import RULES
 from rules.ecos import cards as ecos_cards
 

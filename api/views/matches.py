@@ -7,7 +7,6 @@ from urllib.parse import urlencode
 
 import django_filters
 from django.conf import settings
-from django.db import transaction
 from django.db.models import Count, F, OuterRef, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from drf_spectacular.types import OpenApiTypes
@@ -22,9 +21,10 @@ from api import idempotency
 from api.authentication import caller, viewer
 from api.schema import MoveJSONField, StateJSONField
 from api.serializers import EventSerializer, MatchSerializer, ProblemSerializer, TimeControlSerializer
-from games import selectors, services
-from games.errors import NotFound
+from core.errors import NotFound
+from games import selectors
 from games.models import Invitation, Match, Seat
+from games.services import lobby, play
 from rules import RULES
 
 P = ProblemSerializer
@@ -155,7 +155,7 @@ class TimeControlField(serializers.JSONField):
 class MatchCreateSerializer(serializers.Serializer):
     class BotSerializer(serializers.Serializer):
         seat = serializers.IntegerField()
-        level = serializers.ChoiceField(choices=services.BOT_LEVELS, default=services.TAKEOVER_BOT_LEVEL)
+        level = serializers.ChoiceField(choices=lobby.BOT_LEVELS, default=play.TAKEOVER_BOT_LEVEL)
 
     game = serializers.CharField(help_text="A game id from GET /api/v1/games.")
     players = serializers.IntegerField(min_value=1, max_value=16)
@@ -208,7 +208,7 @@ class MatchListCreateApi(generics.ListAPIView):
     def post(self, request: Request) -> Response:
         data = MatchCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        match = services.match_create(user=caller(request), **data.validated_data)
+        match = lobby.match_create(user=caller(request), **data.validated_data)
         return Response(MatchSerializer(selectors.match_get(match.id)).data, status=status.HTTP_201_CREATED)
 
 
@@ -242,7 +242,7 @@ class MatchJoinApi(APIView):
         data = self.InputSerializer(data=request.data or {})
         data.is_valid(raise_exception=True)
         selectors.require_visible(match_id, caller(request), data.validated_data["code"] or None)
-        services.match_join(match_id=match_id, user=caller(request), seat=data.validated_data["seat"])
+        lobby.match_join(match_id=match_id, user=caller(request), seat=data.validated_data["seat"])
         return Response(MatchSerializer(selectors.match_get(match_id)).data)
 
 
@@ -255,7 +255,7 @@ class MatchLeaveApi(APIView):
     )
     def post(self, request: Request, match_id: str) -> Response:
         selectors.require_visible(match_id, caller(request))
-        services.match_leave(match_id=match_id, user=caller(request))
+        lobby.match_leave(match_id=match_id, user=caller(request))
         return Response(MatchSerializer(selectors.match_get(match_id)).data)
 
 
@@ -268,14 +268,14 @@ class MatchResignApi(APIView):
     )
     def post(self, request: Request, match_id: str) -> Response:
         selectors.require_visible(match_id, caller(request))
-        services.match_resign(match_id=match_id, user=caller(request))
+        play.match_resign(match_id=match_id, user=caller(request))
         return Response(MatchSerializer(selectors.match_get(match_id)).data)
 
 
 class MatchBotAddApi(APIView):
     class InputSerializer(serializers.Serializer):
         seat = serializers.IntegerField(required=False, allow_null=True, default=None)
-        level = serializers.ChoiceField(choices=services.BOT_LEVELS, default=services.TAKEOVER_BOT_LEVEL)
+        level = serializers.ChoiceField(choices=lobby.BOT_LEVELS, default=play.TAKEOVER_BOT_LEVEL)
 
     @extend_schema(
         operation_id="matches_bots_add",
@@ -288,7 +288,7 @@ class MatchBotAddApi(APIView):
         selectors.require_visible(match_id, caller(request))
         data = self.InputSerializer(data=request.data or {})
         data.is_valid(raise_exception=True)
-        services.bot_add(match_id=match_id, user=caller(request), **data.validated_data)
+        lobby.bot_add(match_id=match_id, user=caller(request), **data.validated_data)
         return Response(MatchSerializer(selectors.match_get(match_id)).data)
 
 
@@ -347,24 +347,21 @@ class MoveSubmitApi(APIView):
             idempotency.validate_key(key)
         print_ = idempotency.fingerprint(request.path, request.data) if key else ""
         user = caller(request)
+        move, expected = data.validated_data["move"], data.validated_data["expected_version"]
 
-        def submit() -> dict[str, Any]:  # move_submit answers 404 for a match the caller may not see
-            played = services.move_submit(
-                match_id=match_id,
-                user=user,
-                move=data.validated_data["move"],
-                expected_version=data.validated_data["expected_version"],
-                on_locked=(lambda: idempotency.replay_if_answered(user, key, print_)) if key else None,
-            )
+        def answer(played: play.Played) -> dict[str, Any]:
             state = selectors.state_payload(played.match, played.rules, played.state, played.seat, played.seats)
             return {"version": played.match.version, "state": state}
 
+        # The services answer 404 for a match the caller may not see.
         if not key:
-            return Response(submit(), status=status.HTTP_201_CREATED)
+            played = play.move_submit(match_id=match_id, user=user, move=move, expected_version=expected)
+            return Response(answer(played), status=status.HTTP_201_CREATED)
         try:
-            with transaction.atomic():  # the answer is stored in the move's transaction
-                body = submit()
-                idempotency.remember(user, key, print_, status.HTTP_201_CREATED, body)
+            with play.move_turn(match_id=match_id, user=user) as turn:  # one transaction, the match locked
+                idempotency.replay_if_answered(user, key, print_)
+                body = answer(turn.play(move, expected))
+                idempotency.remember(user, key, print_, status.HTTP_201_CREATED, body)  # with the move, or neither
         except idempotency.Replay as answered:
             return Response(answered.body, status=answered.status)
         return Response(body, status=status.HTTP_201_CREATED)

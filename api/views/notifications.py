@@ -20,8 +20,9 @@ from rest_framework.views import APIView
 
 from api.authentication import caller
 from api.serializers import ProblemSerializer
-from games import mail, notifications, webhooks
-from games.models import Delivery, StreamTicket, Webhook
+from games import notices
+from notify import inbox, mail, webhooks
+from notify.models import Delivery, StreamTicket, Webhook
 
 P = ProblemSerializer
 
@@ -49,7 +50,7 @@ class NotificationSerializer(serializers.Serializer):
 class TurnListApi(APIView):
     @extend_schema(operation_id="me_turns", tags=["notifications"], responses={200: TurnSerializer(many=True), 401: P})
     def get(self, request: Request) -> Response:
-        return Response(notifications.turns(caller(request)))
+        return Response(notices.turns(caller(request)))
 
 
 class NotificationListApi(APIView):
@@ -73,7 +74,7 @@ class NotificationListApi(APIView):
         params = request.query_params
         after = serializers.IntegerField(min_value=0, max_value=2**31).run_validation(params.get("after", 0))
         limit = serializers.IntegerField(min_value=1, max_value=500).run_validation(params.get("limit", 100))
-        rows = notifications.inbox(caller(request), after=after, limit=limit + 1)
+        rows = inbox.inbox(caller(request), after=after, limit=limit + 1)
         headers = {}
         if len(rows) > limit:
             rows = rows[:limit]

@@ -21,9 +21,10 @@ from accounts.models import ApiToken, Rating
 from api import ratelimit
 from api.authentication import caller, current_token, viewer
 from api.serializers import MatchSerializer, OutputModelSerializer, ProblemSerializer
-from games import selectors, services
-from games.errors import NotFound
+from core.errors import NotFound
+from games import selectors
 from games.models import Invitation, Match
+from games.services import lobby
 from rules import RULES
 
 P = ProblemSerializer
@@ -183,7 +184,7 @@ class MatchInvitationsApi(APIView):
         selectors.require_visible(match_id, user)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        invitation = services.invitation_create(match_id=match_id, by=user, username=data.validated_data["username"])
+        invitation = lobby.invitation_create(match_id=match_id, by=user, username=data.validated_data["username"])
         return Response(MatchInvitationSerializer(invitation).data, status=status.HTTP_201_CREATED)
 
 
@@ -195,7 +196,7 @@ class MatchDeclineApi(APIView):
         responses={204: OpenApiResponse(description="Declined; the reserved seat is free."), 401: P, 404: P},
     )
     def post(self, request: Request, match_id: str) -> Response:
-        services.invitation_decline(match_id=match_id, user=caller(request))
+        lobby.invitation_decline(match_id=match_id, user=caller(request))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -211,7 +212,7 @@ class MatchRematchApi(APIView):
     def post(self, request: Request, match_id: str) -> Response:
         user = caller(request)
         selectors.require_visible(match_id, user)
-        match = services.match_rematch(match_id=match_id, user=user)
+        match = lobby.match_rematch(match_id=match_id, user=user)
         return Response(MatchSerializer(selectors.match_get(match.id)).data, status=status.HTTP_201_CREATED)
 
 

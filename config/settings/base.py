@@ -57,6 +57,7 @@ INSTALLED_APPS = [
     "corsheaders",
     "accounts",
     "games",
+    "notify",
     "api",
     "web",  # the browser client
 ]

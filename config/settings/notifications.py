@@ -6,7 +6,7 @@ import os
 
 from config.settings.env import VAR_DIR, env_bool
 
-# Webhooks: production accepts only https to public addresses (games/ssrf.py).
+# Webhooks: production accepts only https to public addresses (notify/ssrf.py).
 TABULA_WEBHOOKS = True
 TABULA_WEBHOOK_ALLOW_PRIVATE = env_bool("TABULA_WEBHOOK_ALLOW_PRIVATE", False)
 TABULA_WEBHOOK_TIMEOUT_S = 5.0

@@ -109,13 +109,13 @@ def test_unknown_path_is_a_problem_document(api, make_user):
 
 
 def test_public_profile_counts_played_and_won_matches(api, make_user):
-    from games import services
+    from games.services import lobby, play
 
     ann, ben = make_user("ann"), make_user("ben")
     for loser in (ben, ann, ben):
-        match = services.match_create(user=ann, game="ekko", players=2)
-        services.match_join(match_id=match.id, user=ben)
-        services.match_resign(match_id=match.id, user=loser)
+        match = lobby.match_create(user=ann, game="ekko", players=2)
+        lobby.match_join(match_id=match.id, user=ben)
+        play.match_resign(match_id=match.id, user=loser)
     profile = api(ben).get("/api/v1/users/ann").json()
     assert profile["counts"] == {"played": 3, "active": 0, "won": 2}
     assert len(profile["recent_matches"]) == 3

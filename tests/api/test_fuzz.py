@@ -6,8 +6,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from games import services
 from games.models import Match
+from games.services import lobby
 
 pytestmark = pytest.mark.django_db
 
@@ -55,9 +55,9 @@ _bodies = st.dictionaries(_keys, _json, max_size=5) | _json
 @pytest.fixture
 def arena(make_user, api):
     ann, ben = make_user("ann"), make_user("ben")
-    open_match = services.match_create(user=ann, game="enka", players=3)
-    active = services.match_create(user=ann, game="ekko", players=2)
-    services.match_join(match_id=active.id, user=ben)
+    open_match = lobby.match_create(user=ann, game="enka", players=3)
+    active = lobby.match_create(user=ann, game="ekko", players=2)
+    lobby.match_join(match_id=active.id, user=ben)
     return api(ann), open_match.id, active.id
 
 

@@ -10,7 +10,7 @@ import pytest
 from django.core.cache import cache
 from django.db import OperationalError
 
-from games import services
+from games.services import lobby
 
 pytestmark = pytest.mark.django_db
 
@@ -90,7 +90,7 @@ def test_a_huge_clock_is_a_400_and_joins_keep_working(api, make_user):
 
 def test_an_idempotency_key_over_255_characters_is_a_400(api, make_user):
     ann = make_user()
-    match = services.match_create(user=ann, game="ekko", players=2, bots=[{"seat": 1}])
+    match = lobby.match_create(user=ann, game="ekko", players=2, bots=[{"seat": 1}])
     r = api(ann).post(
         f"/api/v1/matches/{match.id}/moves",
         {"move": {"type": "draw"}, "expected_version": 0},
@@ -178,7 +178,7 @@ def test_the_rate_limit_settings_read_the_environment(monkeypatch):
 def test_list_limit_is_capped_at_100(api, make_user):
     ann = make_user()
     for _ in range(3):
-        services.match_create(user=ann, game="ekko", players=3)
+        lobby.match_create(user=ann, game="ekko", players=3)
     body = api(ann).get("/api/v1/matches?limit=100000").json()
     assert body["count"] == 3 and len(body["results"]) == 3
     from api.pagination import CappedLimitOffsetPagination
@@ -188,7 +188,7 @@ def test_list_limit_is_capped_at_100(api, make_user):
 
 def test_events_page_with_a_link_to_the_next_until_the_whole_log_is_read(api, make_user):
     ann = make_user()
-    match = services.match_create(user=ann, game="ekko", players=2, bots=[{"seat": 1, "level": "random"}])
+    match = lobby.match_create(user=ann, game="ekko", players=2, bots=[{"seat": 1, "level": "random"}])
     match.refresh_from_db()
     client = api(ann)
     url, seqs = f"/api/v1/matches/{match.id}/events?limit=2", []

@@ -20,8 +20,9 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from accounts.services import token_for
-from games import botplay, services
+from games import botplay
 from games.models import Match
+from games.services import deadlines
 from rules import RULES
 from tests.api.conformance import Conformance
 
@@ -65,8 +66,7 @@ def _client(user: Any = None) -> APIClient:
 def _due_in(match_id: str) -> float:
     """Seconds until the match's next deadline (seat clock or game timer), or None."""
     match = Match.objects.get(id=match_id)
-    deadlines = [s.deadline for s in match.seats.all() if s.deadline] + [match.timer_deadline]
-    due = [d for d in deadlines if d is not None]
+    due = [d for d in [s.deadline for s in match.seats.all() if s.deadline] + [match.timer_deadline] if d is not None]
     if not due:
         return 0.0
     return max(1.0, (min(due) - timezone.now()).total_seconds() + 1)
@@ -146,7 +146,7 @@ def play_random_match(
         force = bool(time_control) and not forced and counts["moves"] >= 1 and _due_in(mid) > 0
         if not movers or force or (time_control and rng.random() < 0.03):
             clock.advance(_due_in(mid))
-            if services.deadlines_process(match_id=mid):
+            if deadlines.deadlines_process(match_id=mid):
                 counts["timeouts"] += 1
                 forced = True
             continue

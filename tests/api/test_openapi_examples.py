@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from api import schema
-from games import services
+from games.services import lobby
 from rules import RULES
 from tests.api.conformance import Conformance, generated_document
 
@@ -49,14 +49,14 @@ def test_each_request_example_is_accepted(operation, path, name, body, make_user
         make_user(body["username"])
     if operation in ("matches_join", "matches_bots_add", "matches_moves_create", "matches_invitations_create"):
         if operation == "matches_moves_create":
-            monkeypatch.setattr(services.secrets, "randbits", lambda bits: schema.EXAMPLE_SEED)
+            monkeypatch.setattr(lobby.secrets, "randbits", lambda bits: schema.EXAMPLE_SEED)
         owner = ben if operation == "matches_join" else ann
-        match = services.match_create(user=owner, game=name if name in RULES else "ekko", players=2)
+        match = lobby.match_create(user=owner, game=name if name in RULES else "ekko", players=2)
         if operation == "matches_moves_create":
-            services.match_join(match_id=match.id, user=ben)
+            lobby.match_join(match_id=match.id, user=ben)
         url = url.replace("{match_id}", match.id)
     if operation == "invites_lookup":
-        body = {"code": services.match_create(user=ben, game="ekko", players=2).invite_code}
+        body = {"code": lobby.match_create(user=ben, game="ekko", players=2).invite_code}
     caller = None if operation.startswith("auth_") else ann
     if operation == "matches_moves_create":
         caller = [ann, ben][schema.move_example(name)[0]]

@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 
 from accounts import usernames
 from accounts.models import ApiToken, Rating, User
-from accounts.services import leaderboard_refresh
-from games import services
 from games.models import Match
+from games.ratings import leaderboard_refresh
+from games.services import lobby, play
 
 pytestmark = pytest.mark.django_db
 API = "/api/v1"
@@ -30,9 +30,9 @@ def people(make_user, api):
 
 def finish(winner: User, loser: User, *, private: bool = False) -> Match:
     """A rated two-player toy match that ``loser`` resigns."""
-    match = services.match_create(user=winner, game="toy", players=2, private=private)
-    services.match_join(match_id=match.id, user=loser)
-    services.match_resign(match_id=match.id, user=loser)
+    match = lobby.match_create(user=winner, game="toy", players=2, private=private)
+    lobby.match_join(match_id=match.id, user=loser)
+    play.match_resign(match_id=match.id, user=loser)
     return Match.objects.get(id=match.id)
 
 
@@ -162,7 +162,7 @@ def test_the_0003_migration_recomputes_skeletons_and_an_earlier_account_keeps_a_
 def test_delete_me_keeps_finished_matches_with_a_deleted_player(toy_game, people, api):
     users, c = people
     done = finish(users["alice"], users["bob"])
-    live = services.match_create(user=users["bob"], game="toy", players=3)
+    live = lobby.match_create(user=users["bob"], game="toy", players=3)
     assert c["bob"].delete(f"{API}/me").status_code == 204
     assert c["bob"].get(f"{API}/me").status_code == 401
     bob = User.objects.get(pk=users["bob"].pk)
@@ -245,12 +245,12 @@ def test_invite_after_creation_and_errors(toy_game, people):
 def test_notify_invited_is_the_single_hook(toy_game, people, monkeypatch):
     users, _c = people
     sent = []
-    monkeypatch.setattr(services, "_notify_invited", lambda invitation: sent.append(invitation.user.username))
+    monkeypatch.setattr(lobby, "_notify_invited", lambda invitation: sent.append(invitation.user.username))
     with pytest.MonkeyPatch.context():
         from django.test import TestCase
 
         with TestCase.captureOnCommitCallbacks(execute=True):
-            services.match_create(user=users["alice"], game="toy", players=3, invite=["bob", "carol"])
+            lobby.match_create(user=users["alice"], game="toy", players=3, invite=["bob", "carol"])
     assert sent == ["bob", "carol"]
 
 
@@ -273,11 +273,11 @@ def test_rematch_rotates_seats_and_invites_the_others(toy_game, people):
 
 def test_spectate_lists_public_live_matches_of_others(toy_game, people):
     users, c = people
-    public = services.match_create(user=users["alice"], game="toy", players=2)
-    services.match_join(match_id=public.id, user=users["bob"])
-    hidden = services.match_create(user=users["alice"], game="toy", players=2, private=True)
-    services.match_join(match_id=hidden.id, user=users["bob"])
-    services.match_create(user=users["alice"], game="toy", players=2)  # open, not live
+    public = lobby.match_create(user=users["alice"], game="toy", players=2)
+    lobby.match_join(match_id=public.id, user=users["bob"])
+    hidden = lobby.match_create(user=users["alice"], game="toy", players=2, private=True)
+    lobby.match_join(match_id=hidden.id, user=users["bob"])
+    lobby.match_create(user=users["alice"], game="toy", players=2)  # open, not live
     ids = [m["id"] for m in c["carol"].get(f"{API}/matches?status=active&spectate=true").json()["results"]]
     assert ids == [public.id]
     assert c["alice"].get(f"{API}/matches?spectate=true").json()["results"] == []  # own matches left out
@@ -377,7 +377,7 @@ def test_user_matches_filters_and_pages(toy_game, people):
     finish(users["alice"], users["bob"])
     finish(users["bob"], users["alice"])
     finish(users["alice"], users["carol"])
-    services.match_create(user=users["alice"], game="toy", players=2)
+    lobby.match_create(user=users["alice"], game="toy", players=2)
     r = c["dave"].get(f"{API}/users/alice/matches").json()
     assert r["count"] == 4
     assert c["dave"].get(f"{API}/users/alice/matches?result=won").json()["count"] == 2
@@ -395,7 +395,7 @@ def test_export_streams_public_finished_matches_as_ndjson(toy_game, people):
     users, c = people
     public = finish(users["alice"], users["bob"])
     finish(users["alice"], users["carol"], private=True)
-    services.match_create(user=users["alice"], game="toy", players=2)
+    lobby.match_create(user=users["alice"], game="toy", players=2)
     r = c["dave"].get(f"{API}/users/alice/export?game=toy")
     assert r.status_code == 200 and r["Content-Type"] == "application/x-ndjson"
     lines = [json.loads(line) for line in b"".join(r.streaming_content).splitlines()]
@@ -430,10 +430,10 @@ def test_login_backoff_counts_case_and_width_variants_as_one_name(people, api, s
 
 def test_the_clamp_keeps_a_loser_from_rising_whatever_the_model_says(toy_game, people, monkeypatch):
     """Even if the model raised mu − 3σ after a loss, the displayed rating stays where it was."""
-    from accounts import services as account_services
+    from games import ratings
 
     users, _c = people
-    real = account_services._MODEL
+    real = ratings._MODEL
 
     class Generous:
         mu, sigma = real.mu, real.sigma
@@ -447,7 +447,7 @@ def test_the_clamp_keeps_a_loser_from_rising_whatever_the_model_says(toy_game, p
                 r.mu += 5  # everyone "gains"
             return out
 
-    monkeypatch.setattr(account_services, "_MODEL", Generous())
+    monkeypatch.setattr(ratings, "_MODEL", Generous())
     finish(users["alice"], users["bob"])
     bob, alice = Rating.objects.get(user=users["bob"]), Rating.objects.get(user=users["alice"])
     assert bob.rating <= 1500 + 1e-9 < alice.rating
@@ -455,7 +455,7 @@ def test_the_clamp_keeps_a_loser_from_rising_whatever_the_model_says(toy_game, p
 
 def test_staff_and_code_holders_see_a_private_match_and_listings_hide_it(toy_game, people, api):
     users, c = people
-    match = services.match_create(user=users["alice"], game="toy", players=2, private=True)
+    match = lobby.match_create(user=users["alice"], game="toy", players=2, private=True)
     staff = User.objects.create_user("staffer", password="correct-horse-9", is_staff=True)
     assert api(staff).get(f"{API}/matches/{match.id}").status_code == 200
     assert c["bob"].get(f"{API}/matches/{match.id}").status_code == 404
@@ -525,8 +525,8 @@ def test_the_migration_fills_name_keys_and_hashes_drf_tokens(db):
 
 def test_a_match_whose_free_seats_are_all_reserved_is_not_joinable_for_others(toy_game, people):
     users, c = people
-    reserved = services.match_create(user=users["alice"], game="toy", players=2, invite=["bob"])
-    open_ = services.match_create(user=users["alice"], game="toy", players=3, invite=["bob"])
+    reserved = lobby.match_create(user=users["alice"], game="toy", players=2, invite=["bob"])
+    open_ = lobby.match_create(user=users["alice"], game="toy", players=3, invite=["bob"])
     ids = [m["id"] for m in c["carol"].get(f"{API}/matches?joinable=true").json()["results"]]
     assert ids == [open_.id]
     ids = {m["id"] for m in c["bob"].get(f"{API}/matches?joinable=true").json()["results"]}

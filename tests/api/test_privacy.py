@@ -28,8 +28,9 @@ import yaml
 from django.test import override_settings
 
 from accounts.models import User
-from accounts.services import leaderboard_refresh
-from games import services, webhooks
+from games.ratings import leaderboard_refresh
+from games.services import lobby, play
+from notify import webhooks
 
 pytestmark = pytest.mark.django_db
 API = "/api/v1"
@@ -66,9 +67,9 @@ class World:
 
 
 def finish(winner: User, loser: User, *, private: bool) -> str:
-    match = services.match_create(user=winner, game="toy", players=2, private=private)
-    services.match_join(match_id=match.id, user=loser)
-    services.match_resign(match_id=match.id, user=loser)
+    match = lobby.match_create(user=winner, game="toy", players=2, private=private)
+    lobby.match_join(match_id=match.id, user=loser)
+    play.match_resign(match_id=match.id, user=loser)
     return match.id
 
 
@@ -87,8 +88,8 @@ def add_private_played(world: World) -> None:
     """A private match alice won against bob, and a private one they are playing (alice to move)."""
     u = world.users
     world.private["finished"] = finish(u["alice"], u["bob"], private=True)
-    live = services.match_create(user=u["alice"], game="toy", players=2, private=True)
-    services.match_join(match_id=live.id, user=u["bob"])
+    live = lobby.match_create(user=u["alice"], game="toy", players=2, private=True)
+    lobby.match_join(match_id=live.id, user=u["bob"])
     world.private["live"] = live.id
     leaderboard_refresh("toy")
 
@@ -96,7 +97,7 @@ def add_private_played(world: World) -> None:
 def add_private_invitation(world: World) -> None:
     """A private match alice opened, with a seat reserved for carol."""
     u = world.users
-    world.private["open"] = services.match_create(
+    world.private["open"] = lobby.match_create(
         user=u["alice"], game="toy", players=2, private=True, invite=["carol"]
     ).id
 

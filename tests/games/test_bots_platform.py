@@ -9,8 +9,9 @@ import random
 
 import pytest
 
-from games import botplay, replay, selectors, services
+from games import botplay, replay, selectors
 from games.models import Match, Record, Seat
+from games.services import deadlines, lobby, play
 from rules import RULES, bots
 
 SHORT = {  # options that keep a whole match short
@@ -52,7 +53,7 @@ def test_a_human_finishes_a_match_against_three_bots(game, make_user, api):
             Match.objects.filter(id=mid).update(
                 timer_deadline=match.timer_deadline and match.timer_deadline.replace(year=2000)
             )
-            services.deadlines_process(match_id=mid)
+            deadlines.deadlines_process(match_id=mid)
     match = Match.objects.get(id=mid)
     assert match.status == "finished", match.awaiting
     actors = set(Record.objects.filter(match=match, type="move").values_list("actor", flat=True))
@@ -75,7 +76,7 @@ def test_the_bot_decision_function_is_given_only_its_seats_view(make_user, monke
     (``GET state``'s ``view`` and ``legal_moves``, as JSON) and none of the cards the other
     seats hold (the true state, replayed in full, says which those are)."""
     ann = make_user("ann")
-    match = services.match_create(
+    match = lobby.match_create(
         user=ann, game="ekko", players=3, bots=[{"seat": 1, "level": "greedy"}, {"seat": 2, "level": "greedy"}]
     )
     rules = RULES["ekko"]
@@ -98,7 +99,7 @@ def test_the_bot_decision_function_is_given_only_its_seats_view(make_user, monke
         state = replay.match_state(match)
         if 0 in rules.awaiting(state) and rules.legal_moves(state, 0):
             move = rules.dump_move(rules.legal_moves(state, 0)[0])
-            services.move_submit(match_id=match.id, user=ann, move=move, expected_version=match.version)
+            play.move_submit(match_id=match.id, user=ann, move=move, expected_version=match.version)
         botplay.bots_play(match_id=match.id, expected_version=None, limit=1)
     assert {seat for seat, *_ in asked} == {1, 2}, "both bots were asked"
     for seat, view, legal, api, others in asked:
@@ -111,7 +112,7 @@ def test_the_bot_decision_function_is_given_only_its_seats_view(make_user, monke
 @pytest.mark.django_db
 def test_bots_move_as_the_bot_actor_and_answer_within_the_request_path(make_user):
     ann = make_user("ann")
-    match = services.match_create(
+    match = lobby.match_create(
         user=ann, game="ekko", players=2, options={"target_score": 1}, bots=[{"seat": 1, "level": "random"}]
     )
     for _ in range(400):
@@ -122,7 +123,7 @@ def test_bots_move_as_the_bot_actor_and_answer_within_the_request_path(make_user
             state = replay.match_state(match)
             moves = RULES["ekko"].legal_moves(state, 0)
             if moves:
-                services.move_submit(
+                play.move_submit(
                     match_id=match.id, user=ann, move=RULES["ekko"].dump_move(moves[0]), expected_version=match.version
                 )
                 continue
@@ -130,7 +131,7 @@ def test_bots_move_as_the_bot_actor_and_answer_within_the_request_path(make_user
         match.refresh_from_db()
         if match.timer_deadline:
             Match.objects.filter(id=match.id).update(timer_deadline=match.timer_deadline.replace(year=2000))
-            services.deadlines_process(match_id=match.id)
+            deadlines.deadlines_process(match_id=match.id)
     assert Record.objects.filter(match=match, actor="bot", type="move").exists()
 
 

@@ -8,7 +8,7 @@ from django.db import connections
 
 from core.postgresql import base
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.postgresql]
 
 
 @pytest.fixture

@@ -8,9 +8,11 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from games import scheduling, services
-from games.errors import InvalidRequest
+from core import taskqueue
+from core.errors import InvalidRequest
+from games import scheduling
 from games.models import Match, Record, Seat
+from games.services import lobby, play
 
 pytestmark = pytest.mark.django_db
 
@@ -23,15 +25,13 @@ def test_the_sweep_wakes_a_bot_whose_task_was_lost_in_a_match_with_a_human(
     toy_game, make_user, monkeypatch, django_capture_on_commit_callbacks
 ):
     human = make_user("human")
-    match = services.match_create(user=human, game="toy", players=2, bots=[{"seat": 1, "level": "random"}])
+    match = lobby.match_create(user=human, game="toy", players=2, bots=[{"seat": 1, "level": "random"}])
     dropped = []
-    monkeypatch.setattr(scheduling, "_send", lambda name, args, countdown=0.0: dropped.append(name))
+    monkeypatch.setattr(taskqueue, "send", lambda name, args, countdown=0.0: dropped.append(name))
     with django_capture_on_commit_callbacks(execute=True):
-        services.move_submit(
-            match_id=match.id, user=human, move={"type": "take", "n": 1}, expected_version=match.version
-        )
+        play.move_submit(match_id=match.id, user=human, move={"type": "take", "n": 1}, expected_version=match.version)
     match.refresh_from_db()
-    assert dropped == [scheduling.BOTS_TASK] and match.awaiting == [1]  # the bot's turn, its task lost
+    assert dropped == [taskqueue.BOTS_PLAY] and match.awaiting == [1]  # the bot's turn, its task lost
     assert scheduling.bot_match_ids() == []  # not idle yet
     _idle(match.id)
     assert scheduling.bot_match_ids() == [match.id]
@@ -47,8 +47,8 @@ def test_the_sweep_wakes_a_bot_whose_task_was_lost_in_a_match_with_a_human(
 
 def test_the_sweep_leaves_matches_waiting_for_a_human(toy_game, make_user):
     human = make_user("human")
-    match = services.match_create(user=human, game="toy", players=2)
-    services.bot_add(match_id=match.id, user=human, seat=1, level="random")
+    match = lobby.match_create(user=human, game="toy", players=2)
+    lobby.bot_add(match_id=match.id, user=human, seat=1, level="random")
     match.refresh_from_db()
     assert match.awaiting == [0]
     _idle(match.id)
@@ -63,9 +63,9 @@ def test_a_hidden_pass_does_not_reset_the_public_timeout_count(make_user):
     rules = RULES["ekko"]
     assert rules.author_hidden(Pass())
     ann, bob, cy = make_user("ann"), make_user("bob"), make_user("cy")
-    match = services.match_create(user=ann, game="ekko", players=3, time_control={"per_move_s": 60})
-    services.match_join(match_id=match.id, user=bob)
-    services.match_join(match_id=match.id, user=cy)
+    match = lobby.match_create(user=ann, game="ekko", players=3, time_control={"per_move_s": 60})
+    lobby.match_join(match_id=match.id, user=bob)
+    lobby.match_join(match_id=match.id, user=cy)
     Seat.objects.filter(match=match).update(consecutive_timeouts=2)
     from games import replay
 
@@ -80,13 +80,11 @@ def test_a_hidden_pass_does_not_reset_the_public_timeout_count(make_user):
         seat = match.awaiting[0]
         move = rules.legal_moves(state, seat)[0]
         Seat.objects.filter(match=match).update(consecutive_timeouts=2)
-        services.move_submit(
-            match_id=match.id, seat_index=seat, move=rules.dump_move(move), expected_version=match.version
-        )
+        play.move_submit(match_id=match.id, seat_index=seat, move=rules.dump_move(move), expected_version=match.version)
     else:
         pytest.skip("no reaction window reached")
     Seat.objects.filter(match=match).update(consecutive_timeouts=2)
-    services.move_submit(match_id=match.id, seat_index=passer, move={"type": "pass"}, expected_version=match.version)
+    play.move_submit(match_id=match.id, seat_index=passer, move={"type": "pass"}, expected_version=match.version)
     assert list(Seat.objects.filter(match=match).values_list("consecutive_timeouts", flat=True)) == [2, 2, 2]
 
 
@@ -96,12 +94,12 @@ def test_a_hidden_pass_does_not_reset_the_public_timeout_count(make_user):
 )
 def test_clocks_are_bounded_by_a_year(make_user, time_control):
     with pytest.raises(InvalidRequest):
-        services.match_create(user=make_user(), game="ekko", players=2, time_control=time_control)
+        lobby.match_create(user=make_user(), game="ekko", players=2, time_control=time_control)
 
 
 def test_integer_options_are_bounded(make_user):
     with pytest.raises(InvalidRequest):
-        services.match_create(
+        lobby.match_create(
             user=make_user(), game="ekko", players=2, options={"reaction_window_s": 10**12}, bots=[{"seat": 1}]
         )
 
@@ -112,12 +110,12 @@ def test_quotas_cap_open_matches_and_live_matches_with_bots(make_user, settings)
     settings.TABULA_MAX_OPEN_MATCHES, settings.TABULA_MAX_BOT_MATCHES = 2, 1
     ann = make_user()
     for _ in range(2):
-        services.match_create(user=ann, game="ekko", players=3)
+        lobby.match_create(user=ann, game="ekko", players=3)
     with pytest.raises(QuotaExceeded):
-        services.match_create(user=ann, game="ekko", players=3)
-    services.match_create(user=ann, game="ekko", players=2, bots=[{"seat": 1}])  # starts: not open
+        lobby.match_create(user=ann, game="ekko", players=3)
+    lobby.match_create(user=ann, game="ekko", players=2, bots=[{"seat": 1}])  # starts: not open
     with pytest.raises(QuotaExceeded) as refused:
-        services.match_create(user=ann, game="ekko", players=2, bots=[{"seat": 1}])
+        lobby.match_create(user=ann, game="ekko", players=2, bots=[{"seat": 1}])
     assert refused.value.code == "quota_exceeded" and refused.value.extra == {"limit": 1}
 
 
@@ -129,7 +127,7 @@ def test_the_admin_is_read_only_and_aborts_through_a_record(make_user, client):
     admin_user = make_user("root")
     admin_user.is_staff = admin_user.is_superuser = True
     admin_user.save()
-    match = services.match_create(user=admin_user, game="ekko", players=2, bots=[{"seat": 1}])
+    match = lobby.match_create(user=admin_user, game="ekko", players=2, bots=[{"seat": 1}])
 
     class Request:
         user = admin_user

@@ -14,8 +14,9 @@ from typing import Any
 
 import pytest
 
-from games import replay, services
+from games import replay
 from games.models import Match, Seat
+from games.services import deadlines, lobby, play
 from rules import RULES
 
 pytestmark = pytest.mark.django_db
@@ -58,20 +59,20 @@ def _seen(client, match_id: str) -> dict[str, Any]:
 def _twins(users, game: str) -> tuple[Match, Match]:
     twins = []
     for _ in range(2):
-        match = services.match_create(
+        match = lobby.match_create(
             user=users[0], game=game, players=PLAYERS, time_control={"per_move_s": 3600, "bot_after": 50}
         )
         twins.append(match)
     Match.objects.filter(id=twins[1].id).update(seed=twins[0].seed, seed_commitment=twins[0].seed_commitment)
     for match in twins:
         for user in users[1:]:
-            services.match_join(match_id=match.id, user=user)
+            lobby.match_join(match_id=match.id, user=user)
     return twins[0], twins[1]
 
 
 def _play(match_id: str, seat: int, move: dict[str, Any]) -> None:
     match = Match.objects.get(id=match_id)
-    services.move_submit(match_id=match_id, seat_index=seat, move=move, expected_version=match.version)
+    play.move_submit(match_id=match_id, seat_index=seat, move=move, expected_version=match.version)
 
 
 @pytest.mark.parametrize("game", sorted(RULES))
@@ -123,7 +124,7 @@ def test_a_hidden_action_looks_the_same_whoever_took_it(game, make_user, api):
                 Match.objects.filter(id=twin.id, timer_deadline__isnull=False).update(
                     timer_deadline=match.timer_deadline and match.timer_deadline.replace(year=2000)
                 )
-                services.deadlines_process(match_id=twin.id)
+                deadlines.deadlines_process(match_id=twin.id)
             continue
         seat = movers[0]
         public = [m for m in legal[seat] if not rules.author_hidden(m)] or legal[seat]

@@ -18,8 +18,9 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from games import selectors, services
+from games import selectors
 from games.models import Match, Record
+from games.services import deadlines, lobby, operators, play
 from games.tasks import deadlines_sweep
 from rules import RULES
 
@@ -78,7 +79,7 @@ def clock(monkeypatch):
 def test_the_watch_sees_a_record_update_and_a_delete(make_user):
     ann = make_user("ann")
     with watched() as watch:
-        match = services.match_create(user=ann, game="ekko", players=2)
+        match = lobby.match_create(user=ann, game="ekko", players=2)
         Record.objects.filter(match=match, seq=1).update(data={})
         Record.objects.filter(match=match, seq=2).delete()
     assert watch.inserts == 2
@@ -105,7 +106,7 @@ def test_a_match_against_a_bot_never_updates_a_record(game, make_user, clock, dj
     rnd = random.Random(f"append-only:{game}")
     with watched() as watch:
         with django_capture_on_commit_callbacks(execute=True):
-            match = services.match_create(
+            match = lobby.match_create(
                 user=ann,
                 game=game,
                 players=2,
@@ -122,10 +123,10 @@ def test_a_match_against_a_bot_never_updates_a_record(game, make_user, clock, dj
             with django_capture_on_commit_callbacks(execute=True):
                 if 0 in state["awaiting"] and state["legal_moves"] and rnd.random() < 0.9:
                     if moves >= MOVES_BEFORE_RESIGNING:
-                        services.match_resign(match_id=match.id, user=ann)
+                        play.match_resign(match_id=match.id, user=ann)
                     else:
                         move = rnd.choice(state["legal_moves"])
-                        services.move_submit(match_id=match.id, user=ann, move=move, expected_version=state["version"])
+                        play.move_submit(match_id=match.id, user=ann, move=move, expected_version=state["version"])
                         moves += 1
                 else:  # her clock or the game's timer runs out: the sweep applies it and wakes the bot
                     clock.advance(61)
@@ -144,27 +145,27 @@ def test_lifecycle_records_are_only_inserted(make_user, clock):
     ann, ben, cy = make_user("ann"), make_user("ben"), make_user("cy")
     last_card = {"dealer": 1, "hands": [[40], [5]], "start": 37}  # ann's 40 empties her hand
     with watched() as watch:
-        match = services.match_create(
+        match = lobby.match_create(
             user=ann,
             game="ekko",
             players=2,
             options={"setup": last_card, "reaction_window_s": 30},
             time_control={"per_move_s": 60, "bot_after": 1},
         )
-        match = services.match_join(match_id=match.id, user=ben)
-        services.move_submit(match_id=match.id, user=ann, move={"type": "play", "card": 40}, expected_version=4)
+        match = lobby.match_join(match_id=match.id, user=ben)
+        play.move_submit(match_id=match.id, user=ann, move={"type": "play", "card": 40}, expected_version=4)
         clock.advance(31)
-        services.deadlines_process(match_id=match.id)  # the reaction window expires
+        deadlines.deadlines_process(match_id=match.id)  # the reaction window expires
         clock.advance(61)
-        services.deadlines_process(match_id=match.id)  # an awaited seat times out: a bot takes it over
+        deadlines.deadlines_process(match_id=match.id)  # an awaited seat times out: a bot takes it over
         taken = Record.objects.get(match=match, type=Record.Type.BOT_TOOK_OVER).seat
         human = ben if taken == 0 else ann
-        services.match_resign(match_id=match.id, user=human)
-        services.match_rematch(match_id=match.id, user=human)
-        other = services.match_create(user=ann, game="enka", players=3)
-        services.match_join(match_id=other.id, user=cy)
-        services.match_leave(match_id=other.id, user=cy)
-        services.match_abort(match_id=other.id, reason="test")
+        play.match_resign(match_id=match.id, user=human)
+        lobby.match_rematch(match_id=match.id, user=human)
+        other = lobby.match_create(user=ann, game="enka", players=3)
+        lobby.match_join(match_id=other.id, user=cy)
+        lobby.match_leave(match_id=other.id, user=cy)
+        operators.match_abort(match_id=other.id, reason="test")
     opened = Record.objects.get(match=match, seq=5)
     window = next(e for e in opened.effects if e["kind"] == "reaction_opened")
     assert window["data"]["deadline"] is not None  # stamped before the one INSERT

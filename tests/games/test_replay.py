@@ -8,8 +8,9 @@ import random
 
 import pytest
 
-from games import replay, services
+from games import replay
 from games.models import Match, Record
+from games.services import lobby, play
 from rules import RULES
 
 pytestmark = pytest.mark.django_db
@@ -23,9 +24,9 @@ def _canon(rules, state):
 def test_service_state_equals_the_engine_applied_directly(game, make_user, django_capture_on_commit_callbacks):
     rules = RULES[game]
     users = [make_user(f"p{i}") for i in range(3)]
-    match = services.match_create(user=users[0], game=game, players=3)
+    match = lobby.match_create(user=users[0], game=game, players=3)
     for user in users[1:]:
-        services.match_join(match_id=match.id, user=user)
+        lobby.match_join(match_id=match.id, user=user)
     match.refresh_from_db()
     direct = rules.setup(rules.parse_config(match.options, match.players), match.seed)[0]
     chooser = random.Random(game)
@@ -37,7 +38,7 @@ def test_service_state_equals_the_engine_applied_directly(game, make_user, djang
         seat = chooser.choice(sorted(movers))
         move = rules.dump_move(chooser.choice(list(rules.legal_moves(direct, seat))))
         with django_capture_on_commit_callbacks(execute=True):
-            services.move_submit(match_id=match.id, user=users[seat], move=move, expected_version=match.version)
+            play.move_submit(match_id=match.id, user=users[seat], move=move, expected_version=match.version)
         direct, _ = rules.apply(direct, seat, rules.parse_move(move))
     match.refresh_from_db()
     assert Record.objects.filter(match=match, type="move").count() > 5
@@ -51,8 +52,8 @@ def test_a_tail_that_does_not_reach_the_version_is_not_used(make_user):
     """`match_state` uses the records read with the match row only when they lead exactly from the
     cached state to ``match.version``; otherwise it queries (a match changed after it was read)."""
     users = [make_user("t0"), make_user("t1")]
-    created = services.match_create(user=users[0], game="ekko", players=2, options={"target_score": 30})
-    services.match_join(match_id=created.id, user=users[1])
+    created = lobby.match_create(user=users[0], game="ekko", players=2, options={"target_score": 30})
+    lobby.match_join(match_id=created.id, user=users[1])
     match = Match.objects.get(id=created.id)
     rules = replay.rules_for(match)
     replay.forget_all()

@@ -17,12 +17,13 @@ import pytest
 from django.db import connection, connections, transaction
 from django.utils import timezone
 
-from games import services
-from games.models import Match, Notification
+from games.models import Match
+from games.services import lobby, writes
+from notify.models import Notification
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(connection.vendor != "postgresql", reason="row locks are PostgreSQL's (SQLite locks the file)"),
+    pytest.mark.postgresql,  # row locks are PostgreSQL's (SQLite locks the whole file)
 ]
 
 
@@ -67,18 +68,18 @@ def _insert_referencing(match: Match, user_id: int) -> None:
 
 @pytest.fixture
 def match(make_user) -> Match:
-    return services.match_create(user=make_user("ann"), game="ekko", players=2)
+    return lobby.match_create(user=make_user("ann"), game="ekko", players=2)
 
 
 def test_a_match_lock_lets_a_row_that_references_the_match_commit(match):
-    with _held(lambda: services._lock(match.id)):
+    with _held(lambda: writes.lock(match.id)):
         _insert_referencing(match, match.created_by_id)
     assert Notification.objects.filter(match=match, seq=10_000).count() == 1
 
 
 def test_the_quota_lock_on_a_user_lets_a_row_that_references_the_user_commit(match):
     creator = match.created_by
-    with _held(lambda: services._check_quotas(creator, with_bots=True)):
+    with _held(lambda: lobby._check_quotas(creator, with_bots=True)):
         _insert_referencing(match, creator.pk)
     assert Notification.objects.filter(user=creator, seq=10_000).count() == 1
 
@@ -87,10 +88,10 @@ def test_two_writers_of_one_match_still_wait_for_each_other(match):
     """NO KEY UPDATE conflicts with itself: the lock still serialises the match's writers."""
     from django.db.utils import OperationalError
 
-    with _held(lambda: services._lock(match.id)), pytest.raises(OperationalError, match="lock"), transaction.atomic():
+    with _held(lambda: writes.lock(match.id)), pytest.raises(OperationalError, match="lock"), transaction.atomic():
         with connection.cursor() as cursor:
             cursor.execute("SET LOCAL lock_timeout = '200ms'")
-        services._lock(match.id)
+        writes.lock(match.id)
 
 
 def test_the_lock_joined_to_the_seats_locks_the_match_row_only(match):
@@ -100,7 +101,7 @@ def test_the_lock_joined_to_the_seats_locks_the_match_row_only(match):
 
     from games.models import Seat
 
-    with _held(lambda: services._locked(match.id)):
+    with _held(lambda: writes.locked(match.id)):
         with transaction.atomic():
             with connection.cursor() as cursor:
                 cursor.execute("SET LOCAL lock_timeout = '2s'")
@@ -108,4 +109,4 @@ def test_the_lock_joined_to_the_seats_locks_the_match_row_only(match):
         with pytest.raises(OperationalError, match="lock"), transaction.atomic():
             with connection.cursor() as cursor:
                 cursor.execute("SET LOCAL lock_timeout = '200ms'")
-            services._lock(match.id)
+            writes.lock(match.id)

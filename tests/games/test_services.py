@@ -7,9 +7,10 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from games import replay, scheduling, selectors, services
+from games import replay, scheduling, selectors
 from games.errors import StaleVersion
 from games.models import Match, Record, Seat
+from games.services import deadlines, lobby, play
 
 pytestmark = pytest.mark.django_db
 
@@ -21,15 +22,13 @@ def alice_bob(make_user):
 
 def start(alice_bob, **kwargs):
     alice, bob = alice_bob
-    match = services.match_create(user=alice, game="toy", players=2, **kwargs)
-    return services.match_join(match_id=match.id, user=bob)
+    match = lobby.match_create(user=alice, game="toy", players=2, **kwargs)
+    return lobby.match_join(match_id=match.id, user=bob)
 
 
-def play(match, user, n):
+def take(match, user, n):
     match.refresh_from_db()
-    return services.move_submit(
-        match_id=match.id, user=user, move={"type": "take", "n": n}, expected_version=match.version
-    )
+    return play.move_submit(match_id=match.id, user=user, move={"type": "take", "n": n}, expected_version=match.version)
 
 
 def later(monkeypatch, seconds):
@@ -40,8 +39,8 @@ def later(monkeypatch, seconds):
 def test_records_are_numbered_without_gaps(toy_game, alice_bob):
     alice, bob = alice_bob
     match = start(alice_bob)
-    play(match, alice, 1)
-    play(match, bob, 1)
+    take(match, alice, 1)
+    take(match, bob, 1)
     seqs = list(Record.objects.filter(match=match).values_list("seq", flat=True))
     assert seqs == list(range(1, len(seqs) + 1))
     match.refresh_from_db()
@@ -52,7 +51,7 @@ def test_stale_version_changes_nothing(toy_game, alice_bob):
     alice, _ = alice_bob
     match = start(alice_bob)
     with pytest.raises(StaleVersion):
-        services.move_submit(match_id=match.id, user=alice, move={"type": "take", "n": 1}, expected_version=1)
+        play.move_submit(match_id=match.id, user=alice, move={"type": "take", "n": 1}, expected_version=1)
     assert Record.objects.filter(match=match).count() == 4
 
 
@@ -60,8 +59,8 @@ def test_cached_state_equals_full_replay(toy_game, alice_bob, django_capture_on_
     alice, bob = alice_bob
     match = start(alice_bob)
     with django_capture_on_commit_callbacks(execute=True):
-        play(match, alice, 1)
-        play(match, bob, 2)
+        take(match, alice, 1)
+        take(match, bob, 2)
     match.refresh_from_db()
     cached = replay.match_state(match)
     replay.forget_all()
@@ -75,7 +74,7 @@ def test_replay_oracle_service_equals_engine(toy_game, alice_bob):
     moves = [(alice, 0, 1), (bob, 1, 2), (alice, 0, 1)]
     expected = toy_game.setup(toy_game.parse_config({}, 2), match.seed)[0]
     for user, seat, n in moves:
-        play(match, user, n)
+        take(match, user, n)
         expected, _ = toy_game.apply(expected, seat, {"type": "take", "n": n})
     match.refresh_from_db()
     assert toy_game.dump_state(replay.full_replay(match)) == toy_game.dump_state(expected)
@@ -84,8 +83,8 @@ def test_replay_oracle_service_equals_engine(toy_game, alice_bob):
 def test_game_timer_starts_and_its_effect_carries_the_deadline(toy_game, alice_bob):
     alice, bob = alice_bob
     match = start(alice_bob)
-    play(match, alice, 2)
-    play(match, bob, 2)  # pile 3: the bell timer opens
+    take(match, alice, 2)
+    take(match, bob, 2)  # pile 3: the bell timer opens
     match.refresh_from_db()
     assert match.timer_key == "bell:3" and match.timer_deadline is not None
     view = selectors.match_state_view(match, 0)["view"]
@@ -95,15 +94,15 @@ def test_game_timer_starts_and_its_effect_carries_the_deadline(toy_game, alice_b
 def test_game_timer_fires_only_when_due_and_only_at_its_version(toy_game, alice_bob, monkeypatch):
     alice, bob = alice_bob
     match = start(alice_bob)
-    play(match, alice, 2)
-    play(match, bob, 2)
+    take(match, alice, 2)
+    take(match, bob, 2)
     match.refresh_from_db()
     v = match.version
-    assert services.deadlines_process(match_id=match.id, expected_version=v) == 0  # not due yet
+    assert deadlines.deadlines_process(match_id=match.id, expected_version=v) == 0  # not due yet
     later(monkeypatch, 3)
-    assert services.deadlines_process(match_id=match.id, expected_version=v - 1) == 0  # a stale timer
-    assert services.deadlines_process(match_id=match.id, expected_version=v) == 1
-    assert services.deadlines_process(match_id=match.id, expected_version=v) == 0  # a duplicate
+    assert deadlines.deadlines_process(match_id=match.id, expected_version=v - 1) == 0  # a stale timer
+    assert deadlines.deadlines_process(match_id=match.id, expected_version=v) == 1
+    assert deadlines.deadlines_process(match_id=match.id, expected_version=v) == 0  # a duplicate
     record = Record.objects.get(match=match, seq=v + 1)
     assert record.type == "expired" and record.actor == "timeout"
     match.refresh_from_db()
@@ -114,9 +113,9 @@ def test_per_move_clock_times_out_with_the_default_move(toy_game, alice_bob, mon
     match = start(alice_bob, time_control={"per_move_s": 60})
     seat0 = Seat.objects.get(match=match, index=0)
     assert seat0.deadline is not None and Seat.objects.get(match=match, index=1).deadline is None
-    assert services.deadlines_process(match_id=match.id) == 0
+    assert deadlines.deadlines_process(match_id=match.id) == 0
     later(monkeypatch, 61)
-    assert services.deadlines_process(match_id=match.id) == 1
+    assert deadlines.deadlines_process(match_id=match.id) == 1
     last = Record.objects.filter(match=match).last()
     assert (last.type, last.actor, last.seat) == ("timeout", "timeout", 0)
     seat0.refresh_from_db()
@@ -127,7 +126,7 @@ def test_per_move_clock_times_out_with_the_default_move(toy_game, alice_bob, mon
 def test_forfeit_policy_resigns_the_seat(toy_game, alice_bob, monkeypatch):
     match = start(alice_bob, time_control={"per_move_s": 5, "on_timeout": "forfeit"})
     later(monkeypatch, 6)
-    services.deadlines_process(match_id=match.id)
+    deadlines.deadlines_process(match_id=match.id)
     match.refresh_from_db()
     assert match.status == "finished" and match.result["winners"] == [1]
     assert Record.objects.filter(match=match, type="resigned", actor="timeout").count() == 1
@@ -137,9 +136,9 @@ def test_bot_takes_the_seat_after_bot_after_timeouts(toy_game, alice_bob, monkey
     _alice, _bob = alice_bob
     match = start(alice_bob, time_control={"per_move_s": 5, "bot_after": 1}, options={"pile": 30})
     later(monkeypatch, 6)
-    services.deadlines_process(match_id=match.id)
+    deadlines.deadlines_process(match_id=match.id)
     seat0 = Seat.objects.get(match=match, index=0)
-    assert seat0.bot == services.TAKEOVER_BOT_LEVEL
+    assert seat0.bot == play.TAKEOVER_BOT_LEVEL
     assert Record.objects.filter(match=match, type="bot_took_over", seat=0).exists()
 
 
@@ -147,9 +146,9 @@ def test_a_human_move_resets_the_timeout_count(toy_game, alice_bob, monkeypatch)
     alice, bob = alice_bob
     match = start(alice_bob, time_control={"per_move_s": 5}, options={"pile": 30})
     later(monkeypatch, 6)
-    services.deadlines_process(match_id=match.id)  # seat 0 times out; seat 1's clock starts
-    play(match, bob, 1)
-    play(match, alice, 1)
+    deadlines.deadlines_process(match_id=match.id)  # seat 0 times out; seat 1's clock starts
+    take(match, bob, 1)
+    take(match, alice, 1)
     assert Seat.objects.get(match=match, index=0).consecutive_timeouts == 0
 
 
@@ -157,7 +156,7 @@ def test_bank_clock_charges_time_and_adds_the_increment(toy_game, alice_bob, mon
     alice, _ = alice_bob
     match = start(alice_bob, time_control={"bank_s": 100, "increment_s": 10})
     later(monkeypatch, 30)
-    play(match, alice, 1)
+    take(match, alice, 1)
     seat0 = Seat.objects.get(match=match, index=0)
     assert seat0.deadline is None
     assert 79_000 <= seat0.bank_ms <= 80_000  # 100 s − 30 s + 10 s
@@ -184,7 +183,7 @@ def test_resigned_match_rates_human_seats(toy_game, alice_bob):
 
     _alice, bob = alice_bob
     match = start(alice_bob)
-    services.match_resign(match_id=match.id, user=bob)
+    play.match_resign(match_id=match.id, user=bob)
     ratings = {r.user.username: r for r in Rating.objects.filter(game="toy")}
     assert ratings["alice"].mu > ratings["bob"].mu and ratings["alice"].matches == 1
 
@@ -194,6 +193,6 @@ def test_unrated_setup_match_changes_no_rating(toy_game, alice_bob):
 
     _alice, bob = alice_bob
     match = start(alice_bob, options={"setup": {}})
-    services.match_resign(match_id=match.id, user=bob)
+    play.match_resign(match_id=match.id, user=bob)
     assert not Rating.objects.exists()
     assert Match.objects.get(id=match.id).rated is False

@@ -9,10 +9,16 @@ from django.forms.models import model_to_dict
 from django.utils import timezone
 
 from accounts import services as accounts
+from accounts import sql as accounts_sql
 from accounts.models import ApiToken
 from core import sql
-from games import fanout, notifications, selectors, services
-from games.models import InboxCounter, Match, Seat, Webhook
+from core.errors import NotFound
+from games import replay, selectors
+from games.models import Match, Seat
+from games.services import lobby, play, writes
+from notify import fanout, inbox
+from notify import sql as notify_sql
+from notify.models import InboxCounter, Webhook
 
 
 def _fields(instance) -> dict:
@@ -23,24 +29,24 @@ def _fields(instance) -> dict:
 @pytest.fixture
 def match(make_user):
     alice, bob = make_user("alice"), make_user("bob")
-    created = services.match_create(
+    created = lobby.match_create(
         user=alice,
         game="ekko",
         players=2,
         options={"target_score": 30},
         time_control={"per_move_s": 3600, "on_timeout": "default_move"},
     )
-    services.match_join(match_id=created.id, user=bob)
+    lobby.match_join(match_id=created.id, user=bob)
     return Match.objects.get(id=created.id)
 
 
 @pytest.mark.django_db
 def test_a_locked_match_and_its_seats_are_the_orm_ones(match):
-    locked = services._lock(match.id)
+    locked = writes.lock(match.id)
     assert _fields(locked) == _fields(Match.objects.get(id=match.id))
     assert isinstance(locked.options, dict) and locked.awaiting == match.awaiting  # JSON decoded, not text
     assert locked.started_at is not None and locked.started_at.tzinfo is not None
-    seats = services._seats(locked)
+    seats = writes.seats_of(locked)
     assert [_fields(s) for s in seats] == [_fields(s) for s in Seat.objects.filter(match=match).order_by("index")]
     assert any(s.deadline is not None for s in seats)  # a running clock: an aware datetime, as the ORM gives it
 
@@ -48,14 +54,14 @@ def test_a_locked_match_and_its_seats_are_the_orm_ones(match):
 @pytest.mark.django_db
 def test_the_match_and_its_seats_read_in_one_locking_query(match, django_assert_num_queries):
     with django_assert_num_queries(1):
-        locked, seats = services._locked(match.id)
+        locked, seats = writes.locked(match.id)
     assert _fields(locked) == _fields(Match.objects.get(id=match.id))
     assert [_fields(s) for s in seats] == [_fields(s) for s in Seat.objects.filter(match=match).order_by("index")]
     Seat.objects.filter(match=match).delete()
-    alone, none = services._locked(match.id)  # no seat: the match still, and no half-built seat
+    alone, none = writes.locked(match.id)  # no seat: the match still, and no half-built seat
     assert alone.id == match.id and none == []
-    with pytest.raises(services.NotFound):
-        services._locked("no-such-match")
+    with pytest.raises(NotFound):
+        writes.locked("no-such-match")
 
 
 @pytest.mark.django_db
@@ -64,14 +70,14 @@ def test_a_token_and_its_user_are_the_orm_ones(make_user):
     carol.preferences = {"email_your_turn": False, "theme": "dark"}
     carol.save()
     token, key = accounts.token_create(carol, label="laptop")
-    found = accounts._token_with_user(accounts.token_hash(key))
+    found = accounts_sql.token_with_user(accounts.token_hash(key))
     assert found is not None
     orm = ApiToken.objects.select_related("user").get(pk=token.pk)
     assert _fields(found) == _fields(orm)
     assert model_to_dict(found.user) == model_to_dict(orm.user)
     assert found.user.preferences == {"email_your_turn": False, "theme": "dark"}
     assert found.user.check_password("correct-horse-9")
-    assert accounts._token_with_user(accounts.token_hash(key + "x")) is None
+    assert accounts_sql.token_with_user(accounts.token_hash(key + "x")) is None
 
 
 @pytest.mark.django_db
@@ -98,9 +104,9 @@ def test_the_state_read_names_the_callers_seat(match, make_user):
 @pytest.mark.django_db
 def test_inbox_numbers_count_up_from_one_per_user(make_user):
     frank, gina = make_user("frank"), make_user("gina")
-    seqs = [notifications.notify(frank, "invited", {"n": i}).seq for i in range(3)]
+    seqs = [inbox.notify(frank, "invited", {"n": i}).seq for i in range(3)]
     assert seqs == [1, 2, 3]
-    assert notifications.notify(gina, "invited", {}).seq == 1
+    assert inbox.notify(gina, "invited", {}).seq == 1
     assert InboxCounter.objects.get(user=frank).last == 3
 
 
@@ -151,7 +157,7 @@ def test_an_inserted_record_reads_back_as_written(match):
 
 @pytest.mark.django_db
 def test_an_update_writes_the_named_fields_only(match):
-    row = services._lock(match.id)
+    row = writes.lock(match.id)
     row.version, row.awaiting, row.options = 99, [1], {"target_score": 1}
     sql.update(row, ["version", "awaiting"])
     again = Match.objects.get(id=match.id)
@@ -166,7 +172,7 @@ def test_an_inbox_entry_is_numbered_written_and_its_delivery_read_at_once(make_u
     read after the commit; SQLite: the number and the entry (the preferences come after the commit)."""
     from django.db import connection
 
-    from games.models import Notification
+    from notify.models import Notification
 
     ivy = make_user("ivy")
     ivy.email, ivy.preferences = "ivy@example.com", {"email_your_turn": True}
@@ -174,10 +180,10 @@ def test_an_inbox_entry_is_numbered_written_and_its_delivery_read_at_once(make_u
     Webhook.objects.create(
         id="wh-ivy", user=ivy, url="https://example.com/hook", secret="whsec_" + "B" * 32, active=True
     )
-    notifications.notify(ivy, "invited", {"n": 0})
+    inbox.notify(ivy, "invited", {"n": 0})
     postgres = connection.vendor == "postgresql"
     with django_assert_num_queries(1 if postgres else 2):
-        note = notifications.notify(ivy, "your_turn", {"n": 1})
+        note = inbox.notify(ivy, "your_turn", {"n": 1})
     stored = Notification.objects.get(pk=note.pk)
     assert (stored.seq, stored.type, stored.payload, stored.user_id) == (2, "your_turn", {"n": 1}, ivy.pk)
     assert _fields(stored) == _fields(note)
@@ -185,12 +191,13 @@ def test_an_inbox_entry_is_numbered_written_and_its_delivery_read_at_once(make_u
     if postgres:
         for type in ("your_turn", "invited"):
             entry = Notification(user_id=ivy.pk, type=type, payload={}, created_at=timezone.now())
-            assert notifications._insert_numbered(entry) == fanout._wants(ivy.pk, type)
+            assert fanout.wants(type, *notify_sql.insert_numbered(entry)) == fanout._wants(ivy.pk, type)
         ivy.preferences = {"email_your_turn": False}
         ivy.save()
         Webhook.objects.filter(user=ivy).update(active=False)
         entry = Notification(user_id=ivy.pk, type="your_turn", payload={}, created_at=timezone.now())
-        assert notifications._insert_numbered(entry) == fanout._wants(ivy.pk, "your_turn") == (False, False)
+        wants = fanout.wants("your_turn", *notify_sql.insert_numbered(entry))
+        assert wants == fanout._wants(ivy.pk, "your_turn") == (False, False)
 
 
 @pytest.mark.django_db
@@ -203,24 +210,24 @@ def test_a_move_is_written_in_three_statements_on_postgresql(make_user):
     from games.models import Record
 
     alice, bob = make_user("alma"), make_user("boris")
-    created = services.match_create(user=alice, game="ekko", players=2, options={"target_score": 30})
-    services.match_join(match_id=created.id, user=bob)
+    created = lobby.match_create(user=alice, game="ekko", players=2, options={"target_score": 30})
+    lobby.match_join(match_id=created.id, user=bob)
     match = Match.objects.get(id=created.id)
     seat = match.awaiting[0]
     mover = alice if seat == 0 else bob
-    state = services.replay.match_state(match)
-    move = services.replay.rules_for(match).legal_moves(state, seat)[0]
-    move = services.replay.rules_for(match).dump_move(move)
-    services.replay.remember(match.id, match.version, state)  # as the commit before this move did
-    from games.models import Notification
+    state = replay.match_state(match)
+    move = replay.rules_for(match).legal_moves(state, seat)[0]
+    move = replay.rules_for(match).dump_move(move)
+    replay.remember(match.id, match.version, state)  # as the commit before this move did
+    from notify.models import Notification
 
-    inbox = Notification.objects.count()
+    entries = Notification.objects.count()
     with CaptureQueriesContext(connection) as queries:
-        played = services.move_submit(match_id=match.id, move=move, expected_version=match.version, user=mover)
+        played = play.move_submit(match_id=match.id, move=move, expected_version=match.version, user=mover)
     statements = [q["sql"] for q in queries.captured_queries if "SAVEPOINT" not in q["sql"]]  # the test's transaction
     # Most deals hand the turn on, so the next player gets an inbox entry; in some (EKKO §1.3.3: the
     # start card a multiple of 11) the mover plays again and no entry is written.
-    notified = Notification.objects.count() - inbox
+    notified = Notification.objects.count() - entries
     assert notified in (0, 1)
     postgres = connection.vendor == "postgresql"
     assert len(statements) == (2 + notified if postgres else 3 + 2 * notified), statements
@@ -234,18 +241,16 @@ def test_a_move_is_written_in_three_statements_on_postgresql(make_user):
 def _played_match(make_user, moves: int) -> Match:
     """A 2-player EKKO match after ``moves`` moves, every commit's state forgotten by this process."""
     alice, bob = make_user("amos"), make_user("bea")
-    created = services.match_create(user=alice, game="ekko", players=2, options={"target_score": 30})
-    services.match_join(match_id=created.id, user=bob)
+    created = lobby.match_create(user=alice, game="ekko", players=2, options={"target_score": 30})
+    lobby.match_join(match_id=created.id, user=bob)
     for _ in range(moves):
         match = Match.objects.get(id=created.id)
         seat = match.awaiting[0]
-        state = services.replay.full_replay(match)
-        rules = services.replay.rules_for(match)
+        state = replay.full_replay(match)
+        rules = replay.rules_for(match)
         move = rules.dump_move(rules.legal_moves(state, seat)[0])
-        services.move_submit(
-            match_id=match.id, move=move, expected_version=match.version, user=alice if seat == 0 else bob
-        )
-    services.replay.forget_all()
+        play.move_submit(match_id=match.id, move=move, expected_version=match.version, user=alice if seat == 0 else bob)
+    replay.forget_all()
     return Match.objects.get(id=created.id)
 
 
@@ -259,20 +264,20 @@ def test_a_state_read_is_one_statement_on_postgresql_whatever_the_cache(make_use
     from django.test.utils import CaptureQueriesContext
 
     match = _played_match(make_user, 6)
-    rules = services.replay.rules_for(match)
+    rules = replay.rules_for(match)
     if cached == "stale":
         old = Match.objects.get(id=match.id)
         old.version -= 3
-        services.replay.remember(match.id, old.version, services.replay.full_replay(old))
+        replay.remember(match.id, old.version, replay.full_replay(old))
     elif cached == "current":
-        services.replay.remember(match.id, match.version, services.replay.full_replay(match))
+        replay.remember(match.id, match.version, replay.full_replay(match))
     viewer = match.created_by
     with CaptureQueriesContext(connection) as queries:
         read = selectors.match_with_seat_of(match.id, viewer)
         view = selectors.match_state_view(read, read.caller_seat)
     postgres = connection.vendor == "postgresql"
     assert len(queries.captured_queries) == (1 if postgres or cached == "current" else 2)
-    expected = selectors.state_payload(match, rules, services.replay.full_replay(match), read.caller_seat)
+    expected = selectors.state_payload(match, rules, replay.full_replay(match), read.caller_seat)
     assert view == expected and read.caller_seat == 0
 
 
@@ -284,11 +289,11 @@ def test_a_move_after_another_process_moved_reads_its_records_with_the_lock(make
 
     match = _played_match(make_user, 3)  # nothing cached here: the last moves were "elsewhere"
     seat = match.awaiting[0]
-    rules = services.replay.rules_for(match)
-    move = rules.dump_move(rules.legal_moves(services.replay.full_replay(match), seat)[0])
+    rules = replay.rules_for(match)
+    move = rules.dump_move(rules.legal_moves(replay.full_replay(match), seat)[0])
     mover = match.created_by if seat == 0 else Seat.objects.get(match=match, index=seat).user
     with CaptureQueriesContext(connection) as queries:
-        played = services.move_submit(match_id=match.id, move=move, expected_version=match.version, user=mover)
+        played = play.move_submit(match_id=match.id, move=move, expected_version=match.version, user=mover)
     statements = [q["sql"] for q in queries.captured_queries if "SAVEPOINT" not in q["sql"]]
     reads = [s for s in statements if s.startswith("SELECT")]
     record_reads = [s for s in reads if 'FROM "games_record"' in s and not s.startswith('SELECT m."id"')]
@@ -297,7 +302,7 @@ def test_a_move_after_another_process_moved_reads_its_records_with_the_lock(make
     else:
         assert len(record_reads) == 1, statements  # SQLite queries them after the lock
     stored = Match.objects.get(id=match.id)
-    assert _canon(rules, played.state) == _canon(rules, services.replay.full_replay(stored))
+    assert _canon(rules, played.state) == _canon(rules, replay.full_replay(stored))
 
 
 def _canon(rules, state) -> str:
@@ -307,13 +312,11 @@ def _canon(rules, state) -> str:
 
 
 @pytest.mark.django_db
+@pytest.mark.postgresql  # SQLite runs the plain cursor
 def test_the_hot_statements_are_prepared_on_postgresql(settings):
     """`core.sql` statements are parsed and planned once per connection (prepared), still logged
     with their text; with TABULA_DB_PREPARED off they are not prepared; Django's own never are."""
     from django.db import connection
-
-    if connection.vendor != "postgresql":
-        pytest.skip("prepared statements are PostgreSQL's (SQLite runs the plain cursor)")
 
     def prepared() -> list[str]:
         with connection.cursor() as cursor:
@@ -341,10 +344,10 @@ def test_only_a_lock_that_replays_reads_the_records(match):
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    services.replay.forget_all()
+    replay.forget_all()
     with CaptureQueriesContext(connection) as queries:
-        services._locked(match.id)
-        services._locked(match.id, replaying=True)
+        writes.locked(match.id)
+        writes.locked(match.id, replaying=True)
     plain, replaying = (q["sql"] for q in queries.captured_queries)
     assert "games_record" not in plain
     assert ("games_record" in replaying) == (connection.vendor == "postgresql")

@@ -9,8 +9,9 @@ import pytest
 from celery.contrib.testing.worker import start_worker
 
 from config.celery import app
-from games import scheduling, services
+from games import scheduling
 from games.models import Match, Record
+from games.services import lobby, play
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.xdist_group("celery-worker")]
 
@@ -48,13 +49,11 @@ def wait_for(predicate, timeout=20.0):
 
 def _toy_match_at_the_bell(make_user):
     alice, bob = make_user("alice"), make_user("bob")
-    match = services.match_create(user=alice, game="toy", players=2)
-    services.match_join(match_id=match.id, user=bob)
+    match = lobby.match_create(user=alice, game="toy", players=2)
+    lobby.match_join(match_id=match.id, user=bob)
     for user, n in ((alice, 2), (bob, 2)):  # pile 7 → 3: the 2-second bell timer opens
         match.refresh_from_db()
-        services.move_submit(
-            match_id=match.id, user=user, move={"type": "take", "n": n}, expected_version=match.version
-        )
+        play.move_submit(match_id=match.id, user=user, move={"type": "take", "n": n}, expected_version=match.version)
     return match
 
 
@@ -79,11 +78,11 @@ def test_the_sweep_recovers_a_timer_that_was_never_queued(toy_game, make_user, w
 def test_a_real_worker_closes_the_ekko_reaction_window(make_user, worker):
     ann, ben, cat = make_user("ann"), make_user("ben"), make_user("cat")
     setup = {"dealer": 0, "hands": [[20, 22], [40], [60, 70]], "start": 37}
-    match = services.match_create(user=ann, game="ekko", players=3, options={"setup": setup, "reaction_window_s": 2})
-    services.match_join(match_id=match.id, user=ben)
-    services.match_join(match_id=match.id, user=cat)
+    match = lobby.match_create(user=ann, game="ekko", players=3, options={"setup": setup, "reaction_window_s": 2})
+    lobby.match_join(match_id=match.id, user=ben)
+    lobby.match_join(match_id=match.id, user=cat)
     match.refresh_from_db()
-    services.move_submit(match_id=match.id, user=ben, move={"type": "play", "card": 40}, expected_version=match.version)
+    play.move_submit(match_id=match.id, user=ben, move={"type": "play", "card": 40}, expected_version=match.version)
     match.refresh_from_db()
     assert match.awaiting == [0, 2] and match.timer_deadline is not None
     opened_at = match.version
@@ -102,8 +101,8 @@ def test_a_real_worker_closes_the_ekko_reaction_window(make_user, worker):
 def test_a_real_worker_runs_two_second_seat_clocks_and_a_bot_takes_over(make_user, worker):
     ann, ben = make_user("ann"), make_user("ben")
     tc = {"per_move_s": 2, "bot_after": 1}
-    match = services.match_create(user=ann, game="ekko", players=2, time_control=tc, options={"target_score": 100})
-    services.match_join(match_id=match.id, user=ben)
+    match = lobby.match_create(user=ann, game="ekko", players=2, time_control=tc, options={"target_score": 100})
+    lobby.match_join(match_id=match.id, user=ben)
     assert wait_for(lambda: Record.objects.filter(match=match, type="timeout", actor="timeout").exists())
     first = Record.objects.filter(match=match, type="timeout").first()
     assert (first.at - Match.objects.get(id=match.id).started_at).total_seconds() >= 2

@@ -208,7 +208,7 @@ def engine_transcript(case: Case) -> str:
 # --- the API transcript (needs Django and the test database: run under pytest) --------------
 
 API_GAMES = ("ekko", "enka", "eko", "ecos")
-API_SEED = 20240611  # the match seed, patched in where `games.services.match_create` draws it
+API_SEED = 20240611  # the match seed, patched in where `games.services.lobby.match_create` draws it
 API_MOVES = 60  # moves played at most (each awaited seat's first legal move, as the README does)
 _ISO_TIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?")
 _SHOWN_HEADERS = ("Content-Type", "ETag")
@@ -265,10 +265,11 @@ def api_transcript(game: str, monkeypatch: Any) -> str:
 
     from accounts.models import User
     from accounts.services import token_for
-    from games import services
+    from games.services import lobby, play
 
     fixed = types.SimpleNamespace(randbits=lambda k: API_SEED, token_urlsafe=secrets.token_urlsafe)
-    monkeypatch.setattr(services, "secrets", fixed)
+    monkeypatch.setattr(lobby, "secrets", fixed)  # the match's seed, and a tie's rematch's
+    monkeypatch.setattr(play, "secrets", fixed)
     rec = _Recorder()
     names = ("ann", "ben", "cat")
     clients = []

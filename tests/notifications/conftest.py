@@ -26,7 +26,7 @@ def stream_server(transactional_db):
     """The Django ASGI application under uvicorn on a free loopback port; yields its base URL."""
     from django.core.asgi import get_asgi_application
 
-    from games import streams
+    from notify import streams
 
     streams.HUB.__init__()  # a fresh hub for this server's event loop
     port = free_port()

@@ -9,24 +9,24 @@ from django.core import mail as outbox
 from django.core.cache import cache
 from django.utils import timezone
 
-from games import mail, services
-from games.models import Match, Notification, Record, Seat
+from games.models import Match, Record, Seat
+from games.services import deadlines, lobby, play
+from notify import mail
+from notify.models import Notification
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def _toy(alice, bob, **kw):
-    match = services.match_create(user=alice, game="toy", players=2, options={"pile": 20}, **kw)
-    services.match_join(match_id=match.id, user=bob)
+    match = lobby.match_create(user=alice, game="toy", players=2, options={"pile": 20}, **kw)
+    lobby.match_join(match_id=match.id, user=bob)
     match.refresh_from_db()
     return match
 
 
 def _take(match, user, n=1):
     match.refresh_from_db()
-    return services.move_submit(
-        match_id=match.id, user=user, move={"type": "take", "n": n}, expected_version=match.version
-    )
+    return play.move_submit(match_id=match.id, user=user, move={"type": "take", "n": n}, expected_version=match.version)
 
 
 def test_turns_list_the_matches_waiting_for_the_caller_most_urgent_first(toy_game, make_user, api):
@@ -61,8 +61,8 @@ def test_the_inbox_is_numbered_per_user_and_paginated(toy_game, make_user, api):
 
 def test_the_end_is_announced_with_the_result(toy_game, make_user, api):
     alice, bob = make_user("alice"), make_user("bob")
-    match = services.match_create(user=alice, game="toy", players=2, options={"pile": 2})
-    services.match_join(match_id=match.id, user=bob)
+    match = lobby.match_create(user=alice, game="toy", players=2, options={"pile": 2})
+    lobby.match_join(match_id=match.id, user=bob)
     _take(match, alice, 2)
     finished = Notification.objects.filter(type="match_finished")
     assert sorted(finished.values_list("user__username", flat=True)) == ["alice", "bob"]
@@ -73,7 +73,7 @@ def test_a_timeout_and_a_takeover_are_announced(toy_game, make_user):
     alice, bob = make_user("alice"), make_user("bob")
     match = _toy(alice, bob, time_control={"per_move_s": 60, "bot_after": 1})
     Seat.objects.filter(match=match, index=0).update(deadline=timezone.now() - timedelta(seconds=1))
-    services.deadlines_process(match_id=match.id)
+    deadlines.deadlines_process(match_id=match.id)
     types = set(Notification.objects.filter(user=alice).values_list("type", flat=True))
     assert {"timed_out", "bot_took_over"} <= types
 
@@ -85,10 +85,10 @@ def test_clock_low_is_sent_once_past_80_percent(toy_game, make_user):
     Seat.objects.filter(match=match, index=0).update(
         clock_started_at=now - timedelta(seconds=85), deadline=now + timedelta(seconds=15)
     )
-    from games import notifications
+    from games import notices
 
-    assert notifications.clock_low_scan() == 1
-    assert notifications.clock_low_scan() == 0
+    assert notices.clock_low_scan() == 1
+    assert notices.clock_low_scan() == 0
     assert Notification.objects.filter(user=alice, type="clock_low").count() == 1
 
 

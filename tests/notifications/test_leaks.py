@@ -11,8 +11,10 @@ from typing import Any
 
 import pytest
 
-from games import replay, services
-from games.models import Match, Notification
+from games import replay
+from games.models import Match
+from games.services import deadlines, lobby, play
+from notify.models import Notification
 from rules import RULES
 from tests.games import test_hidden_actions as twins
 
@@ -20,9 +22,9 @@ pytestmark = pytest.mark.django_db
 
 
 def _random_match(game: str, users, moves: int = 80) -> Match:
-    match = services.match_create(user=users[0], game=game, players=len(users))
+    match = lobby.match_create(user=users[0], game=game, players=len(users))
     for user in users[1:]:
-        services.match_join(match_id=match.id, user=user)
+        lobby.match_join(match_id=match.id, user=user)
     rules, chooser = RULES[game], random.Random(game)
     for _ in range(moves):
         match = Match.objects.get(id=match.id)
@@ -34,11 +36,11 @@ def _random_match(game: str, users, moves: int = 80) -> Match:
             Match.objects.filter(id=match.id).update(
                 timer_deadline=match.timer_deadline and match.timer_deadline.replace(year=2000)
             )
-            services.deadlines_process(match_id=match.id)
+            deadlines.deadlines_process(match_id=match.id)
             continue
         seat = chooser.choice([s for s in movers if s in match.awaiting] or movers)
         move = rules.dump_move(chooser.choice(rules.legal_moves(state, seat)))
-        services.move_submit(match_id=match.id, seat_index=seat, move=move, expected_version=match.version)
+        play.move_submit(match_id=match.id, seat_index=seat, move=move, expected_version=match.version)
     return Match.objects.get(id=match.id)
 
 

@@ -10,8 +10,8 @@ import httpx
 import pytest
 
 from accounts.services import token_for
-from games import services
-from games.models import Notification
+from games.services import lobby
+from notify.models import Notification
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.xdist_group("streams")]
 
@@ -22,10 +22,8 @@ def _auth(user, **more: str) -> dict[str, str]:
 
 def test_a_strangers_match_stream_of_a_private_match_is_a_404(toy_game, make_user, stream_server, sse):
     alice, bob, carol, dave = (make_user(n) for n in ("alice", "bob", "carol", "dave"))
-    match = services.match_create(
-        user=alice, game="toy", players=3, options={"pile": 20}, private=True, invite=["carol"]
-    )
-    services.match_join(match_id=match.id, user=bob)
+    match = lobby.match_create(user=alice, game="toy", players=3, options={"pile": 20}, private=True, invite=["carol"])
+    lobby.match_join(match_id=match.id, user=bob)
     match.refresh_from_db()
     url = f"{stream_server}/api/v1/matches/{match.id}/stream"
     missing = httpx.get(f"{stream_server}/api/v1/matches/nosuchmatch/stream", headers=_auth(dave))
@@ -46,7 +44,7 @@ def test_a_strangers_match_stream_of_a_private_match_is_a_404(toy_game, make_use
 
 def test_an_invitation_reaches_the_invitees_inbox_in_its_transaction(toy_game, make_user):
     alice, carol = make_user("alice"), make_user("carol")
-    match = services.match_create(user=alice, game="toy", players=2, options={"pile": 20}, invite=["carol"])
+    match = lobby.match_create(user=alice, game="toy", players=2, options={"pile": 20}, invite=["carol"])
     note = Notification.objects.get(user=carol, type="invited")
     assert note.match_id == match.id and note.payload["by"] == "alice"
 

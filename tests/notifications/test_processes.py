@@ -16,8 +16,8 @@ from django.db import connection
 
 from accounts.services import token_for
 from config.celery import app
-from games import services
-from games.models import Notification
+from games.services import lobby, operators, play
+from notify.models import Notification
 from tests.notifications.conftest import free_port
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.xdist_group("streams-processes")]
@@ -64,12 +64,12 @@ def _auth(user) -> dict[str, str]:
 
 def test_a_second_process_streams_what_this_one_wrote(toy_game, make_user, other_process, sse):
     alice, bob = make_user("alice"), make_user("bob")
-    match = services.match_create(user=alice, game="toy", players=2, options={"pile": 20})
-    services.match_join(match_id=match.id, user=bob)
+    match = lobby.match_create(user=alice, game="toy", players=2, options={"pile": 20})
+    lobby.match_join(match_id=match.id, user=bob)
     inbox = sse(f"{other_process}/api/v1/me/stream?after=1", _auth(bob))
     assert inbox.status == 200
     match.refresh_from_db()
-    services.move_submit(match_id=match.id, user=alice, move={"type": "take", "n": 1}, expected_version=match.version)
+    play.move_submit(match_id=match.id, user=alice, move={"type": "take", "n": 1}, expected_version=match.version)
     assert inbox.wait_for(lambda es: any(e.event == "your_turn" for e in es), timeout=10)
 
 
@@ -119,14 +119,14 @@ def worker_process(transactional_db, settings):
 
 def test_a_real_worker_announces_a_timeout_on_the_stream(make_user, other_process, sse, worker_process):
     alice, bob = make_user("alice"), make_user("bob")
-    match = services.match_create(user=alice, game="enka", players=2, time_control={"per_move_s": 1})
+    match = lobby.match_create(user=alice, game="enka", players=2, time_control={"per_move_s": 1})
     inboxes = [sse(f"{other_process}/api/v1/me/stream", _auth(u)) for u in (alice, bob)]
-    services.match_join(match_id=match.id, user=bob)  # the clock starts; nobody moves
+    lobby.match_join(match_id=match.id, user=bob)  # the clock starts; nobody moves
     timed_out = lambda es: any(e.event == "timed_out" for e in es)  # noqa: E731
     deadline = time.monotonic() + 45
     while time.monotonic() < deadline and not any(timed_out(i.events) for i in inboxes):
         time.sleep(0.1)
     assert any(timed_out(i.events) for i in inboxes), "no timed_out reached a stream"
     assert Notification.objects.filter(type="timed_out").exists()
-    services.match_abort(match_id=match.id, reason="test over")
+    operators.match_abort(match_id=match.id, reason="test over")
     time.sleep(1.0)  # a timer already running finishes before the database is flushed

@@ -1,4 +1,4 @@
-"""What a public webhook receiver is (games/ssrf.py): every special-purpose form, as a literal and as
+"""What a public webhook receiver is (notify/ssrf.py): every special-purpose form, as a literal and as
 a name's DNS answer, and the port rule (issue 23, item 6)."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import socket
 
 import pytest
 
-from games import ssrf, webhooks
-from games.models import Delivery
+from notify import ssrf, webhooks
+from notify.models import Delivery
 
 REFUSED = {
     # IPv4 that is not globally reachable

@@ -8,8 +8,8 @@ import httpx
 import pytest
 
 from accounts.services import token_for
-from games import services
-from games.models import Notification
+from games.services import lobby, play
+from notify.models import Notification
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.xdist_group("streams")]
 
@@ -20,17 +20,15 @@ def _auth(user) -> dict[str, str]:
 
 def _toy(make_user):
     alice, bob = make_user("alice"), make_user("bob")
-    match = services.match_create(user=alice, game="toy", players=2, options={"pile": 20})
-    services.match_join(match_id=match.id, user=bob)
+    match = lobby.match_create(user=alice, game="toy", players=2, options={"pile": 20})
+    lobby.match_join(match_id=match.id, user=bob)
     match.refresh_from_db()
     return alice, bob, match
 
 
 def _take(match, user, n=1):
     match.refresh_from_db()
-    return services.move_submit(
-        match_id=match.id, user=user, move={"type": "take", "n": n}, expected_version=match.version
-    )
+    return play.move_submit(match_id=match.id, user=user, move={"type": "take", "n": n}, expected_version=match.version)
 
 
 def test_a_move_reaches_the_awaited_users_stream_and_the_match_stream(toy_game, make_user, stream_server, sse):

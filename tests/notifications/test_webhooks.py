@@ -14,8 +14,9 @@ import pytest
 from standardwebhooks.webhooks import Webhook as Verifier
 from standardwebhooks.webhooks import WebhookVerificationError
 
-from games import services, ssrf, tasks, webhooks
-from games.models import Delivery, Notification, Webhook
+from games.services import lobby, play
+from notify import ssrf, tasks, webhooks
+from notify.models import Delivery, Notification, Webhook
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.xdist_group("webhooks")]
 
@@ -64,17 +65,15 @@ def receiver():
 
 def _toy(make_user):
     alice, bob = make_user("alice"), make_user("bob")
-    match = services.match_create(user=alice, game="toy", players=2, options={"pile": 20})
-    services.match_join(match_id=match.id, user=bob)
+    match = lobby.match_create(user=alice, game="toy", players=2, options={"pile": 20})
+    lobby.match_join(match_id=match.id, user=bob)
     match.refresh_from_db()
     return alice, bob, match
 
 
 def _take(match, user, n=1):
     match.refresh_from_db()
-    return services.move_submit(
-        match_id=match.id, user=user, move={"type": "take", "n": n}, expected_version=match.version
-    )
+    return play.move_submit(match_id=match.id, user=user, move={"type": "take", "n": n}, expected_version=match.version)
 
 
 def _sweep_until(predicate, timeout=10.0):

@@ -10,8 +10,8 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db import connection, connections
 
-from games import services
 from games.models import Match, Record
+from games.services import lobby, play
 
 pytestmark = pytest.mark.django_db
 RECORDS = re.compile(rf"^\s*SELECT\b.*\bFROM\s+\W?{Record._meta.db_table}\b", re.IGNORECASE | re.DOTALL)
@@ -20,11 +20,11 @@ RECORDS = re.compile(rf"^\s*SELECT\b.*\bFROM\s+\W?{Record._meta.db_table}\b", re
 @pytest.fixture
 def matches(make_user):
     ann, ben = make_user("ann"), make_user("ben")
-    live = services.match_create(user=ann, game="enka", players=2)
-    services.match_join(match_id=live.id, user=ben)
-    over = services.match_create(user=ann, game="ekko", players=2)
-    services.match_join(match_id=over.id, user=ben)
-    services.match_resign(match_id=over.id, user=ben)
+    live = lobby.match_create(user=ann, game="enka", players=2)
+    lobby.match_join(match_id=live.id, user=ben)
+    over = lobby.match_create(user=ann, game="ekko", players=2)
+    lobby.match_join(match_id=over.id, user=ben)
+    play.match_resign(match_id=over.id, user=ben)
     return Match.objects.get(id=live.id), Match.objects.get(id=over.id)
 
 
@@ -92,10 +92,10 @@ def test_moves_appended_while_a_match_is_verified_are_no_gap_and_a_planted_gap_s
     match and the reads of its records (interposed there, every time) is not a false "seq gap".
     On SQLite as on PostgreSQL (WAL lets the writer commit beside the open read)."""
     ann, ben = make_user("ann"), make_user("ben")
-    live = services.match_create(user=ann, game="toy", players=2, options={"pile": 50})
-    services.match_join(match_id=live.id, user=ben)
-    gapped = services.match_create(user=ann, game="toy", players=2, options={"pile": 50})
-    services.match_join(match_id=gapped.id, user=ben)
+    live = lobby.match_create(user=ann, game="toy", players=2, options={"pile": 50})
+    lobby.match_join(match_id=live.id, user=ben)
+    gapped = lobby.match_create(user=ann, game="toy", players=2, options={"pile": 50})
+    lobby.match_join(match_id=gapped.id, user=ben)
     Record.objects.filter(match_id=gapped.id, seq=2).delete()
     appended: list[int] = []
 
@@ -104,7 +104,7 @@ def test_moves_appended_while_a_match_is_verified_are_no_gap_and_a_planted_gap_s
             try:
                 match = Match.objects.get(id=live.id)
                 player = ann if match.awaiting == [0] else ben
-                services.move_submit(
+                play.move_submit(
                     match_id=live.id, move={"type": "take", "n": 1}, expected_version=match.version, user=player
                 )
                 appended.append(match.version + 1)

@@ -9,8 +9,8 @@ import pytest
 from django.test import override_settings
 
 from api.views import ops
-from games import services
 from games.models import Match
+from games.services import lobby, play
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -61,12 +61,12 @@ def _scrape(client, **extra):
 
 def test_metrics_count_moves_accepted_and_refused_by_game_and_code(client, make_user):
     ann, ben = make_user("ann"), make_user("ben")
-    match = services.match_create(user=ann, game="enka", players=2)
-    services.match_join(match_id=match.id, user=ben)
+    match = lobby.match_create(user=ann, game="enka", players=2)
+    lobby.match_join(match_id=match.id, user=ben)
     match = Match.objects.get(id=match.id)
     before = _scrape(client)
     with pytest.raises(Exception):  # noqa: B017  (a stale version)
-        services.move_submit(match_id=match.id, user=ann, move={"type": "draw"}, expected_version=0)
+        play.move_submit(match_id=match.id, user=ann, move={"type": "draw"}, expected_version=0)
     text = _scrape(client)
     assert 'tabula_moves_refused_total{code="version_conflict",game="enka"}' in text
     assert text != before
@@ -137,7 +137,7 @@ def test_allowed_origins_from_the_environment(client):
 def test_open_streams_are_counted_in_the_metrics(settings):
     from prometheus_client import REGISTRY
 
-    from games.streams import Caps
+    from notify.streams import Caps
 
     settings.TABULA_STREAMS_PER_USER = 8
     caps = Caps()

@@ -94,7 +94,7 @@ def _streams_closed_before_the_flush(transactional_db):
     a stream's read in the middle of the TRUNCATE deadlocked the flush on PostgreSQL."""
     import time
 
-    from games.streams import CAPS
+    from notify.streams import CAPS
 
     yield
     deadline = time.monotonic() + 10

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from django.test import override_settings
 
-from accounts.services import leaderboard_refresh
-from games import services
+from games.ratings import leaderboard_refresh
+from games.services import lobby, play
 from tests.web.conftest import shoot, sign_up
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -17,9 +17,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def test_leaderboard_and_profile_with_its_rating_chart(page, make_user, toy_game):
     ann, bob = make_user("ann"), make_user("bob")
     for _ in range(3):
-        match = services.match_create(user=ann, game="toy", players=2)
-        services.match_join(match_id=match.id, user=bob)
-        services.match_resign(match_id=match.id, user=bob)
+        match = lobby.match_create(user=ann, game="toy", players=2)
+        lobby.match_join(match_id=match.id, user=bob)
+        play.match_resign(match_id=match.id, user=bob)
     leaderboard_refresh("toy")
     sign_up(page, "cleo")
     page.goto("/leaderboards/toy")
@@ -43,7 +43,7 @@ def test_accepting_an_invitation_seats_the_person(page, make_user, toy_game):
     sign_up(page, "eve")
     from accounts.models import User
 
-    match = services.match_create(user=dan, game="toy", players=2, private=True, invite=["eve"])
+    match = lobby.match_create(user=dan, game="toy", players=2, private=True, invite=["eve"])
     assert User.objects.filter(username="eve").exists()
     page.get_by_role("link", name="Invitations").click()
     item = page.locator(f"[data-invitation='{match.id}']")
@@ -62,7 +62,7 @@ def test_inviting_by_username_and_joining_by_the_invitation_link(new_page, make_
     host = new_page()
     sign_up(host, "fay")
     make_user("gus")
-    match = services.match_create(user=User.objects.get(username="fay"), game="toy", players=3, private=True)
+    match = lobby.match_create(user=User.objects.get(username="fay"), game="toy", players=3, private=True)
     host.goto(f"/matches/{match.id}")
     form = host.get_by_role("form", name="Invite a player")
     form.get_by_label("Invite by username").fill("gus")

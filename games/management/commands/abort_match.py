@@ -6,8 +6,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from games import services
-from games.errors import ApplicationError
+from core.errors import ApplicationError
+from games.services import operators
 
 
 class Command(BaseCommand):
@@ -19,7 +19,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, match_id: str, reason: str, **options: Any) -> None:
         try:
-            match = services.match_abort(match_id=match_id, reason=reason)
+            match = operators.match_abort(match_id=match_id, reason=reason)
         except ApplicationError as exc:
             raise CommandError(f"{exc.code}: {exc.detail}") from exc
         self.stdout.write(f"aborted {match.id} at version {match.version} ({reason})")

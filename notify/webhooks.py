@@ -3,8 +3,8 @@
 Deliveries follow the Standard Webhooks specification, signed with the ``standardwebhooks``
 package: ``webhook-id`` is the notification's id (``ntf_<n>``, the same on every retry),
 ``webhook-timestamp``, ``webhook-signature: v1,<base64 HMAC-SHA256>``, ``whsec_`` secrets.
-Sent from Celery (``games.tasks.webhooks_fanout`` / ``webhook_attempt``), with a timeout and no
-redirects, to the address `games.ssrf` checked. A failure is retried with exponential backoff and
+Sent from Celery (`notify.tasks`: ``webhooks_fanout`` / ``webhook_attempt``), with a timeout and no
+redirects, to the address `notify.ssrf` checked. A failure is retried with exponential backoff and
 jitter over about three days (``TABULA_WEBHOOK_BACKOFF_S``); a ``410 Gone`` disables the endpoint;
 ``TABULA_WEBHOOK_MAX_FAILURES`` deliveries in a row that exhaust their retries disable it too, and the
 user hears of it (a ``webhook_disabled`` notification). Discord and Slack incoming-webhook formats
@@ -23,19 +23,18 @@ from datetime import timedelta
 from typing import Any
 
 import httpx
-from celery import current_app
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 from standardwebhooks.webhooks import Webhook as Signer
 
-from games import notifications, ssrf
-from games.errors import InvalidRequest, NotFound
-from games.models import Delivery, Notification, Webhook
+from core import taskqueue
+from core.errors import InvalidRequest, NotFound
+from notify import inbox, registry, ssrf
+from notify.models import Delivery, Notification, Webhook
 
 log = logging.getLogger(__name__)
 
-ATTEMPT_TASK = "games.tasks.webhook_attempt"
 MAX_PER_USER = 10
 
 
@@ -48,7 +47,7 @@ def webhook_create(*, user: Any, url: str, events: list[str] | None, format: str
         ssrf.check(url)
     except ssrf.UnsafeUrl as exc:
         raise InvalidRequest(str(exc), errors={"url": [str(exc)]}) from exc
-    known = {*notifications.TYPES, "test"}
+    known = {*registry.types(), "test"}
     unknown = [e for e in events or [] if e not in known]
     if unknown:
         raise InvalidRequest(
@@ -111,15 +110,12 @@ def fanout(notification_id: int) -> int:
 
 def test_send(hook: Webhook) -> Delivery:
     delivery = Delivery.objects.create(webhook=hook, msg_id="test_" + secrets.token_urlsafe(9), type="test")
-    transaction.on_commit(lambda: _queue(delivery.pk, 0))
+    transaction.on_commit(lambda: _queue(delivery.pk, 0.0))
     return delivery
 
 
 def _queue(delivery_id: int, countdown: float) -> None:
-    try:
-        current_app.tasks[ATTEMPT_TASK].apply_async((delivery_id,), countdown=countdown)
-    except Exception:
-        log.exception("could not queue webhook delivery %s (the sweep retries it)", delivery_id)
+    taskqueue.send(taskqueue.WEBHOOK_ATTEMPT, (delivery_id,), countdown=countdown, lost="the sweep retries it")
 
 
 def _backoff(attempts: int) -> float | None:
@@ -218,7 +214,7 @@ def _disable(hook: Webhook, reason: str) -> None:
         updated = Webhook.objects.filter(pk=hook.pk, active=True).update(active=False, disabled_reason=reason)
         if updated:
             payload = {"webhook": hook.id, "url": hook.url, "reason": reason}
-            notifications.notify(hook.user_id, "webhook_disabled", payload)
+            inbox.notify(hook.user_id, "webhook_disabled", payload)
 
 
 def due(limit: int = 200) -> list[int]:

@@ -1,8 +1,9 @@
 """Live streams (Server-Sent Events) of a user's inbox and of a match's records, for async views.
 
 One `Hub` per process wakes the streams it holds: with Redis, one pattern subscription to the
-channels `games.fanout` publishes on; on the embedded default, one poll of the inbox and record
-tables by primary key every ``TABULA_STREAM_POLL_S`` for all streams together. A woken stream
+channels `notify.fanout` publishes on; on the embedded default, one poll of the inbox and record
+tables by primary key every ``TABULA_STREAM_POLL_S`` for all streams together (the records through
+the registered `notify.registry.Matches`). A woken stream
 reads what it has not sent yet from the database in a short ``sync_to_async`` burst (no
 connection is held for the stream's life) and sends it; every ``TABULA_STREAM_KEEPALIVE_S`` it
 sends a comment and re-reads anyway (so a lost wake-up costs at most one keep-alive interval).
@@ -23,8 +24,9 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import close_old_connections
 
-from games import fanout, mail, metrics, notifications, selectors
-from games.models import Match, Notification, Record
+from core import metrics
+from notify import fanout, inbox, mail, registry
+from notify.models import Notification
 
 log = logging.getLogger(__name__)
 PAGE = 200
@@ -103,8 +105,7 @@ class Hub:
 def _high_water() -> tuple[int, int]:
     try:
         n = Notification.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
-        r = Record.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
-        return n, r
+        return n, registry.matches().last_record()
     finally:
         close_old_connections()
 
@@ -115,7 +116,7 @@ def _changes(last: tuple[int, int]) -> tuple[tuple[int, int], set[str]]:
     for pk, user_id in Notification.objects.filter(pk__gt=n).order_by("pk").values_list("pk", "user_id")[:5000]:
         n = pk
         keys.add(f"u:{user_id}")
-    for pk, match_id in Record.objects.filter(pk__gt=r).order_by("pk").values_list("pk", "match_id")[:5000]:
+    for pk, match_id in registry.matches().records_after(r, 5000):
         r = pk
         keys.add(f"m:{match_id}")
     return (n, r), keys
@@ -163,20 +164,14 @@ def sse(id: int, event: str, data: Any) -> str:
 
 def _inbox_page(user_id: int, after: int) -> list[tuple[int, str, Any]]:
     try:
-        return [(n.seq, n.type, n.to_json()) for n in notifications.inbox(user_id, after=after, limit=PAGE)]
+        return [(n.seq, n.type, n.to_json()) for n in inbox.inbox(user_id, after=after, limit=PAGE)]
     finally:
         close_old_connections()
 
 
 def _match_page(match_id: str, user_id: int, after: int) -> list[tuple[int, str, Any]]:
     try:
-        match = Match.objects.filter(id=match_id).first()
-        if match is None:
-            return []
-        from accounts.models import User
-
-        user = User.objects.filter(pk=user_id).first()
-        events = selectors.event_list(match=match, user=user, after=after, limit=PAGE)
+        events = registry.matches().events(match_id, user_id, after, PAGE)
         return [(e["seq"], e["type"], e) for e in events]
     finally:
         close_old_connections()

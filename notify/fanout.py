@@ -2,7 +2,7 @@
 
 With Redis configured (``REDIS_URL``, or a Redis broker) every commit publishes the new
 numbers on ``tabula:u:<user id>`` and ``tabula:m:<match id>``; a stream process holds one
-subscription and wakes its local streams (`games.streams.Hub`). On the embedded default
+subscription and wakes its local streams (`notify.streams.Hub`). On the embedded default
 (SQLite, the filesystem broker) nothing is published: the stream process polls the
 inbox and the record table by primary key, one cheap query per interval for all its streams.
 PostgreSQL ``LISTEN/NOTIFY`` is deliberately not used (it takes a global lock at commit).
@@ -18,16 +18,14 @@ import logging
 import threading
 from typing import Any
 
-from celery import current_app
 from django.conf import settings
 from django.db import transaction
 
-from core import sql
+from core import taskqueue
+from notify import sql
 
 log = logging.getLogger(__name__)
 
-WEBHOOK_TASK = "games.tasks.webhooks_fanout"
-EMAIL_TASK = "games.tasks.email_digest"
 USER_CHANNEL = "tabula:u:"
 MATCH_CHANNEL = "tabula:m:"
 
@@ -58,17 +56,10 @@ def publish(channel: str, message: str) -> None:
         log.warning("could not publish on %s", channel, exc_info=True)
 
 
-def _send(name: str, args: tuple[object, ...], countdown: float = 0.0) -> None:
-    try:
-        current_app.tasks[name].apply_async(args, countdown=countdown)
-    except Exception:
-        log.exception("could not queue %s", name)
-
-
 def announce_on_commit(note: Any, wants: tuple[bool, bool] | None = None) -> None:
     """Once committed: publish the user's new number; queue its webhooks and the e-mail digest check
     only for a user who has an active webhook, or an e-mail address with the preference on.
-    ``wants`` (webhooks, e-mail), when the caller read them with the entry (`delivery_columns`);
+    ``wants`` (webhooks, e-mail), when the caller read them with the entry (`notify.sql`);
     else they are read after the commit."""
     user_id, seq, pk, type = note.user_id, note.seq, note.pk, note.type
 
@@ -80,27 +71,12 @@ def announce_on_commit(note: Any, wants: tuple[bool, bool] | None = None) -> Non
             log.exception("could not read the delivery preferences of user %s", user_id)
             return
         if wants_hooks:
-            _send(WEBHOOK_TASK, (pk,))
+            taskqueue.send(taskqueue.WEBHOOKS_FANOUT, (pk,), lost="this entry is not sent to the webhooks")
         if wants_mail:
             delay = settings.TABULA_EMAIL_DELAY_S if settings.TABULA_QUEUE_TIMERS else 0.0
-            _send(EMAIL_TASK, (user_id,), countdown=delay)
+            taskqueue.send(taskqueue.EMAIL_DIGEST, (user_id,), countdown=delay, lost="no e-mail digest for this entry")
 
     transaction.on_commit(after)
-
-
-def delivery_columns(user_id: str) -> str:
-    """Three SQL expressions: the e-mail address and preferences of the user whose id is the column
-    ``user_id``, and whether they have an active webhook (what `wants` needs, in a query that reads
-    something else: the inbox entry's INSERT … RETURNING)."""
-    from accounts.models import User
-    from games.models import Webhook
-
-    users, hooks = sql.table(User), sql.table(Webhook)
-    return (
-        f"(SELECT u.email FROM {users} u WHERE u.id = {user_id}),"
-        f" (SELECT u.preferences FROM {users} u WHERE u.id = {user_id}),"
-        f" EXISTS(SELECT 1 FROM {hooks} w WHERE w.user_id = {user_id} AND w.active)"
-    )
 
 
 def wants(type: str, email: str | None, preferences: Any, has_hooks: bool) -> tuple[bool, bool]:
@@ -114,10 +90,8 @@ def wants(type: str, email: str | None, preferences: Any, has_hooks: bool) -> tu
 
 
 def _wants(user_id: int, type: str) -> tuple[bool, bool]:
-    """`wants`, read in one query after an inbox entry written without them (SQLite); a user that is
-    gone has no address and no webhook."""
-    rows = sql.fetch(f"SELECT {delivery_columns('%s')}", [user_id] * 3)
-    return wants(type, *rows[0])
+    """`wants`, read in one query after an inbox entry written without them (SQLite)."""
+    return wants(type, *sql.recipient(user_id))
 
 
 def record_on_commit(match_id: str, seq: int) -> None:

@@ -10,18 +10,15 @@ Under `make run` mails are written as files under ``var/mail/`` (Django's file b
 
 from __future__ import annotations
 
-from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
 from django.core import signing
 from django.core.cache import cache
 from django.core.mail import EmailMessage
-from django.utils import timezone
 
 from accounts.models import User
-from games import notifications
-from games.models import Record, Seat
+from notify import registry
 
 SALT = "tabula.email.unsubscribe"
 PREFERENCE = "email_your_turn"
@@ -49,21 +46,14 @@ def unsubscribe(token: str) -> bool:
     return True
 
 
-def _recently_active(user: User) -> bool:
-    since = timezone.now() - timedelta(seconds=settings.TABULA_EMAIL_ACTIVE_S)
-    seats = Seat.objects.filter(user=user).values_list("match_id", "index")
-    recent = Record.objects.filter(actor=Record.Actor.PLAYER, at__gte=since, match__seats__user=user)
-    pairs = set(seats)
-    return any((m, s) in pairs for m, s in recent.values_list("match_id", "seat")[:200])
-
-
 def digest_maybe(user_id: int) -> bool:
     user = User.objects.filter(pk=user_id, is_active=True).first()
     if user is None or not user.email or (user.preferences or {}).get(PREFERENCE) is False:
         return False
-    if cache.get(streaming_key(user_id)) or _recently_active(user):
+    matches = registry.matches()
+    if cache.get(streaming_key(user_id)) or matches.recently_active(user):
         return False
-    waiting = notifications.turns(user)
+    waiting = matches.turns(user)
     if not waiting:
         return False
     if not cache.add(f"tabula:email-digest:{user_id}", 1, timeout=settings.TABULA_EMAIL_INTERVAL_S):

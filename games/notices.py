@@ -1,26 +1,27 @@
-"""The per-user inbox: one row per thing a user should hear about, numbered 1…n per user.
+"""The inbox entries play causes, and what `notify` reads of the matches.
 
-Rows are written in the transaction of the record that causes them (`games.services._play` /
-`_advance` call `on_played`), so nothing is announced that did not happen and nothing that happened
-is missed. Payloads carry the causing record as the user's seat may see it: the same redaction as
-``GET matches/{id}/events`` (`games.selectors.record_for_viewer`). After the commit,
-`games.fanout` tells the stream processes (and queues webhooks and e-mail).
+Entries are written in the transaction of the record that causes them (`games.services.play` calls
+`on_played`), through `notify.inbox.notify`. Payloads carry the causing record as the user's seat
+may see it: the same redaction as ``GET matches/{id}/events`` (`games.selectors.record_for_viewer`).
 
-Other features call `notify(user, type, payload, match)` (an invitation, for example).
+`MATCHES` is what `notify` may read of matches (a match stream's events, the stream poll's record
+ids, a user's turns for the e-mail digest); `games.apps` registers it with `notify.registry`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
-from django.db import connection, transaction
+from django.conf import settings
+from django.db import transaction
 from django.utils import timezone
 
-from core import sql
 from games import selectors
-from games.models import InboxCounter, Match, Notification, Record, Seat
+from games.models import Match, Record, Seat
+from notify.inbox import notify
+from notify.models import Notification
 from rules.base import Rules
 
 TYPES = (
@@ -30,71 +31,8 @@ TYPES = (
     "clock_low",
     "timed_out",
     "bot_took_over",
-    "invited",  # games.services: a seat reserved for the user, or an invitation to a match
-    "webhook_disabled",  # games.webhooks: one of the user's endpoints kept failing
+    "invited",  # games.services.lobby: a seat reserved for the user, or an invitation to a match
 )
-
-
-def notify(user: Any, type: str, payload: dict[str, Any], match: Match | None = None) -> Notification:
-    """Append one entry to ``user``'s inbox in the current transaction; announced after the commit."""
-    from games import fanout  # fanout sits beside this module: it reads settings and Redis only
-
-    user_id = user if isinstance(user, int) else user.pk
-    note = Notification(user_id=user_id, type=type, match=match, payload=payload, created_at=timezone.now())
-    if connection.vendor == "postgresql":
-        fanout.announce_on_commit(note, _insert_numbered(note))
-        return note
-    with transaction.atomic(savepoint=False):  # the number and its entry together; no savepoint when nested
-        note.seq = _next_seq(user_id)
-        sql.insert(note)
-    fanout.announce_on_commit(note)
-    return note
-
-
-def _counter_bump() -> str:
-    """Create or bump the user's counter row, holding its lock until the transaction ends
-    (PostgreSQL, and SQLite from 3.35); ``RETURNING`` the number it gives."""
-    counter, last = sql.table(InboxCounter), connection.ops.quote_name("last")
-    return (
-        f"INSERT INTO {counter} (user_id, {last}) VALUES (%s, 1)"
-        f" ON CONFLICT (user_id) DO UPDATE SET {last} = {counter}.{last} + 1 RETURNING {last}"
-    )
-
-
-def _next_seq(user_id: int) -> int:
-    """Take the user's next inbox number, in one statement."""
-    return int(sql.fetch(_counter_bump(), [user_id])[0][0])
-
-
-def _insert_numbered(note: Notification) -> tuple[bool, bool]:
-    """PostgreSQL: number and insert ``note`` and read its recipient's delivery preferences
-    (`fanout.wants`) in one statement, the counter's bump as a data-modifying CTE; returns those
-    preferences. SQLite has no such CTE: `notify` makes the two statements there, and the
-    preferences are read after the commit."""
-    from games import fanout
-
-    quote = connection.ops.quote_name
-    fields = [f for f in Notification._meta.concrete_fields if not f.primary_key and f.attname != "seq"]
-    params = [f.get_db_prep_save(f.pre_save(note, True), connection) for f in fields]
-    rows = sql.fetch(
-        f"WITH c AS ({_counter_bump()})"
-        f" INSERT INTO {sql.table(Notification)} AS n ({', '.join(quote(f.column) for f in fields)}, {quote('seq')})"
-        f" SELECT {', '.join(['%s'] * len(fields))}, c.{quote('last')} FROM c"
-        f" RETURNING n.id, n.seq, {fanout.delivery_columns('n.user_id')}",
-        [note.user_id, *params],
-    )
-    note.seq = rows[0][1]
-    sql.inserted(note, rows[0][0])
-    return fanout.wants(note.type, *rows[0][2:])
-
-
-def lock_inboxes(user_ids: Iterable[int]) -> None:
-    """Lock these users' inbox counters in ascending id order, for a transaction that will write to
-    several of them in another order (invitations, then the start's entries). Every other writer
-    touches inboxes in ascending order too (``on_played``), so the two cannot deadlock."""
-    ids = sorted(set(user_ids))
-    InboxCounter.objects.bulk_create([InboxCounter(user_id=i, last=0) for i in ids], ignore_conflicts=True)
-    list(InboxCounter.objects.select_for_update().filter(user_id__in=ids).order_by("user_id").values_list("pk"))
 
 
 def _deadline(seat: Seat, match: Match) -> str | None:
@@ -178,7 +116,7 @@ def clock_low_scan(now: datetime | None = None) -> int:
     return sent
 
 
-# --- reads --------------------------------------------------------------------------------------
+# --- what notify reads of the matches (registered in GamesConfig.ready) ---------------------------
 
 
 def turns(user: Any) -> list[dict[str, Any]]:
@@ -208,5 +146,42 @@ def turns(user: Any) -> list[dict[str, Any]]:
     ]
 
 
-def inbox(user: Any, *, after: int = 0, limit: int = 100) -> list[Notification]:
-    return list(Notification.objects.filter(user=user, seq__gt=after).order_by("seq")[:limit])
+def events(match_id: str, user_id: int, after: int, limit: int) -> list[dict[str, Any]]:
+    """A match stream's page: the records after ``after`` as the user may see them."""
+    match = Match.objects.filter(id=match_id).first()
+    if match is None:
+        return []
+    from accounts.models import User
+
+    user = User.objects.filter(pk=user_id).first()
+    return selectors.event_list(match=match, user=user, after=after, limit=limit)
+
+
+def last_record() -> int:
+    return Record.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
+
+
+def records_after(record_id: int, limit: int) -> list[tuple[int, str]]:
+    return list(Record.objects.filter(pk__gt=record_id).order_by("pk").values_list("pk", "match_id")[:limit])
+
+
+def recently_active(user: Any) -> bool:
+    """A move by ``user`` in the last ``TABULA_EMAIL_ACTIVE_S`` (no e-mail digest then)."""
+    since = timezone.now() - timedelta(seconds=settings.TABULA_EMAIL_ACTIVE_S)
+    seats = Seat.objects.filter(user=user).values_list("match_id", "index")
+    recent = Record.objects.filter(actor=Record.Actor.PLAYER, at__gte=since, match__seats__user=user)
+    pairs = set(seats)
+    return any((m, s) in pairs for m, s in recent.values_list("match_id", "seat")[:200])
+
+
+class _Matches:
+    """`notify.registry.Matches`, from this module's functions."""
+
+    events = staticmethod(events)
+    last_record = staticmethod(last_record)
+    records_after = staticmethod(records_after)
+    turns = staticmethod(turns)
+    recently_active = staticmethod(recently_active)
+
+
+MATCHES = _Matches()

@@ -1,8 +1,8 @@
 """The platform's error vocabulary: each error has a stable ``code`` (an API contract) and its HTTP status.
 
-It lives in `accounts`, the lowest of the project's apps, so that accounts and games both raise
-these without importing each other; `games.errors` adds the errors of play. ``api/exceptions.py``
-renders every one as an RFC 9457 problem document.
+It lives in `core`, beneath every app, so that each raises these without importing another;
+`games.errors` adds the errors of play, `api.idempotency` its own. ``api/exceptions.py`` renders
+every one as an RFC 9457 problem document.
 """
 
 from __future__ import annotations

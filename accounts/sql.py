@@ -1,0 +1,57 @@
+"""The hand-written SQL of accounts (one text for PostgreSQL and SQLite: neither differs here).
+
+A token and its user are read on every authenticated request, precompiled once and hydrated as the
+ORM would (`core.sql`; ``tests/games/test_sql.py`` compares them with their ORM twin). A
+leaderboard's ranks are stored by one statement per board (a window function over ``Rating``).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from functools import cache
+
+from django.db import DEFAULT_DB_ALIAS, connections
+
+from accounts.models import ApiToken, Rating, User
+from core.sql import columns, fetch, hydrate, table, width
+
+
+@cache
+def _token_with_user_sql() -> str:
+    return (
+        f"SELECT {columns(ApiToken, 't')}, {columns(User, 'u')} FROM {table(ApiToken)} t"
+        f" JOIN {table(User)} u ON u.id = t.user_id WHERE t.key_hash = %s"
+    )
+
+
+def token_with_user(key_hash: str) -> ApiToken | None:
+    """``ApiToken.objects.select_related("user").filter(key_hash=...).first()``, in one query."""
+    rows = fetch(_token_with_user_sql(), [key_hash])
+    if not rows:
+        return None
+    token = hydrate(ApiToken, rows[0])
+    token.user = hydrate(User, rows[0], width(ApiToken))
+    return token
+
+
+def leaderboard_ranks(game: str, *, provisional: int, since: datetime) -> int:
+    """Store the rank of each listed player of ``game`` (at least ``provisional`` rated games, rated
+    since ``since``) and clear the others'; answers the rows changed."""
+    rating = Rating._meta.db_table
+    with connections[DEFAULT_DB_ALIAS].cursor() as cur:
+        cur.execute(
+            f"""
+                UPDATE {rating} AS r SET rank = s.rn
+                FROM (
+                    SELECT id, CASE WHEN matches >= %s AND rated_at >= %s
+                        THEN row_number() OVER (
+                            PARTITION BY (matches >= %s AND rated_at >= %s)
+                            ORDER BY rating DESC, matches DESC, id
+                        ) END AS rn
+                    FROM {rating} WHERE game = %s
+                ) AS s
+                WHERE r.id = s.id AND r.rank IS DISTINCT FROM s.rn
+                """,  # the table name is the model's
+            [provisional, since, provisional, since, game],
+        )
+        return int(cur.rowcount)

@@ -1,0 +1,410 @@
+"""Before and around play: create a match, invite, join, leave, add bots, rematch, delete an account.
+
+A full table starts at once (`play.start_if_full`). Services answer domain values; the API renders them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Exists, OuterRef
+from django.utils import timezone
+
+from accounts.models import User
+from core.errors import ApplicationError, Conflict, Forbidden, InvalidRequest, NotFound
+from games import clocks
+from games.errors import NotSeated, QuotaExceeded
+from games.models import Invitation, Match, Record, Seat
+from games.services import play, writes
+from notify import inbox
+from rules import RULES, bots
+from rules.base import RulesError, Started, step
+
+BOT_LEVELS = bots.LEVELS
+
+
+def _validate_bots(bots: Any, players: int, creator_seat: int = 0) -> list[tuple[int, str]]:
+    if bots is None:
+        return []
+    if not isinstance(bots, list):
+        raise InvalidRequest("bots must be a list.", errors={"bots": ["Must be a list of {seat, level}."]})
+    out: list[tuple[int, str]] = []
+    for i, bot in enumerate(bots):
+        if not isinstance(bot, dict) or set(bot) - {"seat", "level"}:
+            raise InvalidRequest("Each bot is {seat, level}.", errors={f"bots[{i}]": ["Must be {seat, level}."]})
+        seat, level = bot.get("seat"), bot.get("level", play.TAKEOVER_BOT_LEVEL)
+        if type(seat) is not int or not 0 <= seat < players or seat == creator_seat:
+            raise InvalidRequest(
+                f"bots[{i}].seat must be a seat from 1 to {players - 1} (the creator takes seat 0).",
+                errors={f"bots[{i}].seat": [f"Must be an integer from 1 to {players - 1}."]},
+            )
+        if level not in BOT_LEVELS:
+            raise InvalidRequest(
+                f"bots[{i}].level must be one of {', '.join(BOT_LEVELS)}.",
+                errors={f"bots[{i}].level": [f"Must be one of {', '.join(BOT_LEVELS)}."]},
+            )
+        out.append((seat, level))
+    if len({s for s, _ in out}) != len(out):
+        raise InvalidRequest("Two bots name the same seat.", errors={"bots": ["Seats must be distinct."]})
+    return out
+
+
+def setup_allowed(user: User) -> bool:
+    return bool(settings.TABULA_ALLOW_SETUP or user.is_staff)
+
+
+@transaction.atomic
+def match_create(
+    *,
+    user: User,
+    game: str,
+    players: int,
+    options: dict[str, Any] | None = None,
+    bots: Any = None,
+    time_control: Any = None,
+    private: bool = False,
+    invite: list[str] | None = None,
+    creator_seat: int = 0,
+    reserved: dict[int, User] | None = None,
+    rematch_of: Match | None = None,
+) -> Match:
+    """Create a match; the creator takes seat 0 (``creator_seat``), bots take theirs, invitees get the
+    next free seats reserved for them (``reserved``: given seats, for a rematch), and a full table
+    starts at once."""
+    rules = RULES.get(game)
+    if rules is None:
+        raise InvalidRequest(f"Unknown game {game!r}; see GET /api/v1/games.", errors={"game": ["Unknown game."]})
+    if players not in rules.seats:
+        raise InvalidRequest(
+            f"{rules.title} takes {rules.seats.start} to {rules.seats.stop - 1} players.",
+            errors={"players": [f"Must be from {rules.seats.start} to {rules.seats.stop - 1}."]},
+        )
+    options = dict(options or {})
+    if "setup" in options and not setup_allowed(user):
+        raise Forbidden("The setup option is for tests and staff only.")
+    _check_option_bounds(options)
+    seed = secrets.randbits(63)
+    try:  # the whole deal, with this match's seed: a `setup` may need the board to be checked
+        step(rules, None, Started(rules.parse_config(options, players), seed))
+    except RulesError as exc:
+        raise InvalidRequest(exc.message, errors={"options": [exc.message]}) from exc
+    bot_seats = _validate_bots(bots, players, creator_seat)
+    invited = _invitees(user, invite or [], reserved or {}, players, creator_seat, bot_seats)
+    if invited:  # `invited` now, then the start's entries: every inbox this may touch, locked in order
+        inbox.lock_inboxes([user.pk, *(u.pk for u in invited.values())])
+    tc = clocks.validate(time_control)
+    _check_quotas(user, with_bots=bool(bot_seats), stays_open=len(bot_seats) < players - 1)
+    now = timezone.now()
+    match = Match.objects.create(
+        id=writes.new_match_id(),
+        game=game,
+        rules_version=rules.version,
+        players=players,
+        options=options,
+        time_control=tc,
+        seed=seed,
+        seed_commitment=hashlib.sha256(str(seed).encode()).hexdigest(),
+        private=private,
+        rated="setup" not in options,
+        created_by=user,
+        created_at=now,
+        updated_at=now,
+        invite_code=secrets.token_urlsafe(16),
+        rematch_of=rematch_of,
+    )
+    Seat.objects.bulk_create(
+        [
+            Seat(
+                match=match,
+                index=i,
+                user=user if i == creator_seat else None,
+                joined_at=now if i == creator_seat else None,
+            )
+            for i in range(players)
+        ]
+    )
+    created = {"game": game, "players": players, "by": user.username}
+    if rematch_of is not None:
+        created["rematch_of"] = rematch_of.id
+    writes.append(match, Record.Type.CREATED, actor=Record.Actor.SYSTEM, data=created)
+    writes.append(
+        match, Record.Type.SEAT_TAKEN, actor=Record.Actor.PLAYER, seat=creator_seat, data={"username": user.username}
+    )
+    for seat_index, invitee in invited.items():
+        _invite(match, invitee, by=user, seat=seat_index)
+    for seat, level in bot_seats:
+        Seat.objects.filter(match=match, index=seat).update(bot=level, joined_at=now)
+        writes.append(match, Record.Type.BOT_ADDED, actor=Record.Actor.SYSTEM, seat=seat, data={"level": level})
+    play.start_if_full(match)
+    match.save()
+    return match
+
+
+def _invitees(
+    user: User,
+    names: list[str],
+    reserved: dict[int, User],
+    players: int,
+    creator_seat: int,
+    bot_seats: list[tuple[int, str]],
+) -> dict[int, User]:
+    """The seats reserved for invitees: ``reserved`` as given, then each named user in the next free seat."""
+    from accounts import usernames
+
+    out = dict(reserved)
+    taken = {creator_seat, *(i for i, _ in bot_seats), *out}
+    free = [i for i in range(players) if i not in taken]
+    seen = {user.pk, *(u.pk for u in out.values())}
+    for name in names:
+        invitee = User.objects.filter(username_key=usernames.key(name), is_active=True).first()
+        if invitee is None:
+            raise InvalidRequest(f"No user {name!r} to invite.", errors={"invite": [f"No user {name!r}."]})
+        if invitee.pk in seen:
+            continue
+        if not free:
+            raise InvalidRequest(
+                "More invitees than free seats.", errors={"invite": ["More invitees than free seats."]}
+            )
+        out[free.pop(0)] = invitee
+        seen.add(invitee.pk)
+    return out
+
+
+def _notify_invited(invitation: Invitation) -> None:
+    """The invitee's ``invited`` notification, written in the invitation's transaction."""
+    payload = {
+        "match": invitation.match_id,
+        "game": invitation.match.game,
+        "by": invitation.invited_by.username,
+        "seat": invitation.seat,
+    }
+    inbox.notify(invitation.user, "invited", payload, invitation.match)
+
+
+def _invite(match: Match, invitee: User, *, by: User, seat: int | None) -> Invitation:
+    invitation, _ = Invitation.objects.update_or_create(
+        match=match,
+        user=invitee,
+        defaults={"invited_by": by, "seat": seat, "status": Invitation.Status.PENDING, "created_at": timezone.now()},
+    )
+    _notify_invited(invitation)
+    return invitation
+
+
+def _reserved_seats(match: Match, *, besides: User | None = None) -> dict[int, int]:
+    """seat -> invitee id, for pending invitations of an open match."""
+    rows = Invitation.objects.filter(match=match, status=Invitation.Status.PENDING, seat__isnull=False)
+    if besides is not None:
+        rows = rows.exclude(user=besides)
+    return {seat: uid for seat, uid in rows.values_list("seat", "user_id") if seat is not None}
+
+
+@transaction.atomic
+def invitation_create(*, match_id: str, by: User, username: str) -> Invitation:
+    """A seated player invites ``username`` to an open match: a free seat is reserved for them."""
+    from accounts import usernames
+
+    match, seats = writes.locked(match_id)
+    play.seat_of(seats, by)
+    _require_open(match, "invite")
+    invitee = User.objects.filter(username_key=usernames.key(username), is_active=True).first()
+    if invitee is None:
+        raise InvalidRequest(f"No user {username!r} to invite.", errors={"username": [f"No user {username!r}."]})
+    if any(s.user_id == invitee.pk for s in seats):
+        raise Conflict("already_seated", f"{invitee.username} already holds a seat in this match.")
+    reserved = _reserved_seats(match, besides=invitee)
+    free = next((s.index for s in seats if not s.taken and s.index not in reserved), None)
+    if free is None:
+        raise Conflict("match_full", "The match has no free seat to reserve.")
+    return _invite(match, invitee, by=by, seat=free)
+
+
+@transaction.atomic
+def invitation_decline(*, match_id: str, user: User) -> Invitation:
+    """Decline a pending invitation: its seat is free again."""
+    invitation = Invitation.objects.select_for_update().filter(match_id=match_id, user=user).first()
+    if invitation is None or invitation.status != Invitation.Status.PENDING:
+        raise NotFound(f"No pending invitation to match {match_id!r}.")
+    invitation.status, invitation.seat = Invitation.Status.DECLINED, None
+    invitation.save(update_fields=["status", "seat"])
+    return invitation
+
+
+@transaction.atomic
+def match_rematch(*, match_id: str, user: User) -> Match:
+    """After the end: the same game, options and time control, every seat moved one place on; the
+    caller sits down, bots keep their level, the other people are invited to their new seats."""
+    match, seats = writes.locked(match_id)
+    mine = play.seat_of(seats, user)
+    if match.status != Match.Status.FINISHED:
+        raise Conflict("match_live", "A rematch follows a finished match.")
+    if Match.objects.filter(rematch_of=match).exists():
+        raise Conflict("rematch_exists", "This match already has a rematch.")
+    n = match.players
+    moved = {(s.index + 1) % n: s for s in seats}
+    reserved = {i: s.user for i, s in moved.items() if s.user is not None and s.user_id != user.pk and not s.bot}
+    bots_ = [{"seat": i, "level": s.bot} for i, s in moved.items() if s.bot]
+    options = {k: v for k, v in match.options.items() if k != "setup"}
+    return match_create(
+        user=user,
+        game=match.game,
+        players=n,
+        options=options,
+        bots=bots_,
+        time_control=match.time_control,
+        private=match.private,
+        creator_seat=(mine.index + 1) % n,
+        reserved={i: u for i, u in reserved.items() if u.is_active},
+        rematch_of=match,
+    )
+
+
+def account_delete(user: User) -> None:
+    """``DELETE me``: leave open matches, resign live ones, drop invitations, then anonymise the
+    account (finished matches keep their records; the seat shows a deleted player)."""
+    for match_id, status in (
+        Seat.objects.filter(user=user, match__status__in=(Match.Status.OPEN, Match.Status.ACTIVE))
+        .values_list("match_id", "match__status")
+        .order_by("match_id")
+    ):
+        try:
+            if status == Match.Status.OPEN:
+                match_leave(match_id=match_id, user=user)
+            else:
+                play.match_resign(match_id=match_id, user=user)
+        except ApplicationError:
+            pass  # already resigned, or ended meanwhile
+    Invitation.objects.filter(user=user).delete()
+    from accounts.services import user_anonymise
+
+    user_anonymise(user)
+
+
+def _check_option_bounds(options: dict[str, Any]) -> None:
+    """Every integer option within ``TABULA_MAX_OPTION_INT`` (the engines bound most; this bounds the rest)."""
+    bound = settings.TABULA_MAX_OPTION_INT
+    for name, value in options.items():
+        if type(value) is int and not -bound <= value <= bound:
+            raise InvalidRequest(
+                f"options.{name} is out of range.", errors={f"options.{name}": [f"Must be from {-bound} to {bound}."]}
+            )
+
+
+def _check_quotas(user: User, *, with_bots: bool, stays_open: bool = False) -> None:
+    """At most ``TABULA_MAX_OPEN_MATCHES`` open matches per creator, and ``TABULA_MAX_BOT_MATCHES``
+    live matches with bots; the creator's row is locked so that racing creations count each other."""
+    # NO KEY UPDATE: racing creations wait for each other, but another transaction's foreign-key
+    # check on this user (a notification, a seat) does not, so the two cannot deadlock.
+    User.objects.select_for_update(no_key=True).filter(pk=user.pk).values_list("pk", flat=True).first()
+    mine = Match.objects.filter(created_by=user)
+    cap = settings.TABULA_MAX_OPEN_MATCHES
+    if stays_open and mine.filter(status=Match.Status.OPEN).count() >= cap:
+        raise QuotaExceeded(f"You have {cap} open matches: start, leave or finish one first.", limit=cap)
+    if with_bots:
+        cap = settings.TABULA_MAX_BOT_MATCHES
+        bot_seat = Seat.objects.filter(match=OuterRef("pk")).exclude(bot="")
+        live = mine.filter(status__in=(Match.Status.OPEN, Match.Status.ACTIVE)).filter(Exists(bot_seat))
+        if live.count() >= cap:
+            raise QuotaExceeded(f"You have {cap} live matches with bots: finish or resign one first.", limit=cap)
+
+
+def _require_open(match: Match, action: str) -> None:
+    if match.status != Match.Status.OPEN:
+        raise Conflict("match_not_open", f"Cannot {action}: the match is {match.status}, not open.")
+
+
+@transaction.atomic
+def match_join(*, match_id: str, user: User, seat: int | None = None) -> Match:
+    """Take a free seat (the first one unless ``seat`` names one); a full table starts the match."""
+    match = writes.lock(match_id)
+    _require_open(match, "join")
+    seats = writes.seats_of(match)
+    if any(s.user_id == user.id for s in seats):
+        raise Conflict("already_seated", "You already hold a seat in this match.")
+    reserved = _reserved_seats(match, besides=user)
+    invitation = Invitation.objects.filter(match=match, user=user, status=Invitation.Status.PENDING).first()
+    if seat is None and invitation is not None and invitation.seat is not None:
+        seat = invitation.seat
+    if seat is not None:
+        if not 0 <= seat < match.players:
+            raise InvalidRequest(f"seat must be from 0 to {match.players - 1}.", errors={"seat": ["Out of range."]})
+        target: Seat | None = seats[seat]
+        if target is not None and target.taken:
+            raise Conflict("seat_taken", f"Seat {seat} is taken.")
+        if seat in reserved:
+            raise Conflict("seat_reserved", f"Seat {seat} is reserved for an invited player.")
+    else:
+        target = next((s for s in seats if not s.taken and s.index not in reserved), None)
+        if target is None:
+            raise Conflict("match_full", "The match has no free seat.")
+    assert target is not None
+    if invitation is not None:
+        invitation.status = Invitation.Status.ACCEPTED
+        invitation.save(update_fields=["status"])
+    target.user, target.joined_at = user, timezone.now()
+    target.save(update_fields=["user", "joined_at"])
+    writes.append(
+        match, Record.Type.SEAT_TAKEN, actor=Record.Actor.PLAYER, seat=target.index, data={"username": user.username}
+    )
+    play.start_if_full(match)
+    match.updated_at = timezone.now()
+    match.save()
+    return match
+
+
+@transaction.atomic
+def match_leave(*, match_id: str, user: User) -> Match:
+    """Give a seat back before the start; the match is aborted when no human is left."""
+    match, seats = writes.locked(match_id)
+    mine = next((s for s in seats if s.user_id == user.id), None)
+    if mine is None:
+        raise NotSeated("You hold no seat in this match.")
+    if match.status != Match.Status.OPEN:
+        raise Conflict("match_started", "The match has started: resign instead of leaving.")
+    mine.user, mine.joined_at = None, None
+    mine.save(update_fields=["user", "joined_at"])
+    writes.append(
+        match, Record.Type.SEAT_LEFT, actor=Record.Actor.PLAYER, seat=mine.index, data={"username": user.username}
+    )
+    if not any(s.user_id for s in seats if s.index != mine.index):
+        writes.append(match, Record.Type.ABORTED, actor=Record.Actor.SYSTEM, data={"reason": "no_players"})
+        match.status = Match.Status.ABORTED
+        match.finished_at = timezone.now()
+    match.updated_at = timezone.now()
+    match.save()
+    return match
+
+
+@transaction.atomic
+def bot_add(*, match_id: str, user: User, seat: int | None, level: str) -> Match:
+    """Seat a bot in an open match (the creator only); a full table starts the match."""
+    match = writes.lock(match_id)
+    if match.created_by_id != user.id:
+        raise Forbidden("Only the match's creator may add bots.")
+    _require_open(match, "add a bot")
+    if not Seat.objects.filter(match=match).exclude(bot="").exists():
+        _check_quotas(user, with_bots=True)
+    if level not in BOT_LEVELS:
+        raise InvalidRequest(f"level must be one of {', '.join(BOT_LEVELS)}.", errors={"level": ["Unknown level."]})
+    seats = writes.seats_of(match)
+    if seat is None:
+        target = next((s for s in seats if not s.taken), None)
+        if target is None:
+            raise Conflict("match_full", "The match has no free seat.")
+    elif not 0 <= seat < match.players:
+        raise InvalidRequest(f"seat must be from 0 to {match.players - 1}.", errors={"seat": ["Out of range."]})
+    else:
+        target = seats[seat]
+        if target.taken:
+            raise Conflict("seat_taken", f"Seat {seat} is taken.")
+    target.bot, target.joined_at = level, timezone.now()
+    target.save(update_fields=["bot", "joined_at"])
+    writes.append(match, Record.Type.BOT_ADDED, actor=Record.Actor.SYSTEM, seat=target.index, data={"level": level})
+    play.start_if_full(match)
+    match.updated_at = timezone.now()
+    match.save()
+    return match

@@ -1,0 +1,82 @@
+"""The hand-written SQL of games: PostgreSQL and SQLite side by side.
+
+Every move locks its match and reads its seats, every ``GET state`` reads a match and the caller's
+seat; the ORM would compile those queries anew each time. Here they are written once and hydrated
+as the ORM would (`core.sql`: quoting, converters, ``from_db``, the preparing cursor), and
+``tests/games/test_sql.py`` compares each with its ORM twin on both databases. Where the dialects
+differ, both are in the function that builds the statement.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from django.db import DEFAULT_DB_ALIAS, connections
+
+from core.errors import NotFound
+from core.sql import columns, fetch, for_update, hydrate, table, width
+from games.models import Match, Record, Seat
+
+
+def lock(match_id: str) -> Match:
+    """``Match.objects.select_for_update(no_key=True).get(id=match_id)``: every write takes it."""
+    rows = fetch(f"SELECT {columns(Match, 'm')} FROM {table(Match)} m WHERE m.id = %s{for_update()}", [match_id])
+    if not rows:
+        raise NotFound(f"No match {match_id!r}.")
+    return hydrate(Match, rows[0])
+
+
+def locked(match_id: str, tail: str = "", tail_params: Sequence[Any] = ()) -> tuple[Match, list[Seat], Any]:
+    """`lock` and `seats` in one round trip: the match row, locked, joined to its seats (a match
+    always has them, but the LEFT JOIN keeps one that has none); only the match row is locked.
+    ``tail``: one more expression to select (`record_tail`), its value returned third."""
+    rows = fetch(
+        f"SELECT {columns(Match, 'm')}, {columns(Seat, 's')}{tail} FROM {table(Match)} m"
+        f' LEFT JOIN {table(Seat)} s ON s.match_id = m.id WHERE m.id = %s ORDER BY s."index"'
+        f"{for_update(of='m')}",
+        [*tail_params, match_id],
+    )
+    if not rows:
+        raise NotFound(f"No match {match_id!r}.")
+    start = width(Match)
+    seats = [hydrate(Seat, row, start) for row in rows if row[start] is not None]
+    return hydrate(Match, rows[0]), seats, rows[0][-1] if tail else None
+
+
+def seats(match: Match) -> list[Seat]:
+    """``Seat.objects.filter(match=match).order_by("index")``."""
+    rows = fetch(
+        f'SELECT {columns(Seat, "s")} FROM {table(Seat)} s WHERE s.match_id = %s ORDER BY s."index"', [match.id]
+    )
+    return [hydrate(Seat, row) for row in rows]
+
+
+def match_with_seat_of(
+    match_id: str, user_id: int | None, tail: str = "", tail_params: Sequence[Any] = ()
+) -> tuple[Match, int | None, Any]:
+    """The match, the user's seat index in it (None: none, or no user), and ``tail``'s value, in one
+    query: every ``GET state`` makes it."""
+    rows = fetch(
+        f'SELECT {columns(Match, "m")}, (SELECT s."index" FROM {table(Seat)} s'
+        f" WHERE s.match_id = m.id AND s.user_id = %s LIMIT 1){tail} FROM {table(Match)} m WHERE m.id = %s",
+        [user_id, *tail_params, match_id],
+    )
+    if not rows:
+        raise NotFound(f"No match {match_id!r}.")
+    return hydrate(Match, rows[0]), rows[0][width(Match)], rows[0][-1] if tail else None
+
+
+def record_tail() -> str:
+    """PostgreSQL: a scalar subquery to add to the SELECT list of a statement that reads the match
+    row aliased ``m`` (one parameter: the version the records follow): the records after it up to
+    the row's version, as a JSON array of ``[type, seat, move]`` in ``seq`` order (NULL when there are
+    none). SQLite: nothing (no ``json_agg``; the records are queried after)."""
+    connection = connections[DEFAULT_DB_ALIAS]
+    if connection.vendor != "postgresql":
+        return ""
+    quote = connection.ops.quote_name
+    return (
+        f", (SELECT json_agg(json_build_array(r.{quote('type')}, r.seat, r.move) ORDER BY r.seq)"
+        f" FROM {quote(Record._meta.db_table)} r WHERE r.match_id = m.id AND r.seq > %s AND r.seq <= m.version)"
+    )
