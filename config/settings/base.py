@@ -69,6 +69,7 @@ MIDDLEWARE = [
     "django_prometheus.middleware.PrometheusBeforeMiddleware",  # request counts and latency, of every answer
     "core.middleware.RequestIdMiddleware",  # takes or makes the X-Request-ID, returns it on every answer
     "django_structlog.middlewares.RequestMiddleware",  # the request log: one request_finished line per answer
+    "core.middleware.BadRequestMiddleware",  # too many parameters, a form too big: problem+json, on every path
     "core.middleware.ProbeMiddleware",  # /livez, /readyz, /metrics: nothing below runs for them
     "corsheaders.middleware.CorsMiddleware",  # preflights answer here, before authentication
     "django.middleware.security.SecurityMiddleware",
