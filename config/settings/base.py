@@ -35,8 +35,9 @@ from config.settings.observability import *  # noqa: F403
 from config.settings.security import *  # noqa: F403
 from config.settings.static import *  # noqa: F403
 from config.settings.streams import *  # noqa: F403
+from core.checks import DEVELOPMENT_SECRET_KEY
 
-SECRET_KEY = os.environ.get("SECRET_KEY", "insecure-development-key-set-SECRET_KEY-in-production")
+SECRET_KEY = os.environ.get("SECRET_KEY", DEVELOPMENT_SECRET_KEY)  # dev.py: var/secret_key; prod: required
 DEBUG = env_bool("DEBUG", False)
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]")
 
