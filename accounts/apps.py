@@ -8,6 +8,7 @@ class AccountsConfig(AppConfig):
     def ready(self) -> None:
         from django.db.models.signals import post_delete, post_save
 
+        import core.checks  # noqa: F401  # registers the platform's system checks (tabula.W001)
         from accounts import tokencache
         from accounts.models import ApiToken, User
 

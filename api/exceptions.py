@@ -13,13 +13,13 @@ from django.http import Http404, HttpRequest, JsonResponse
 from rest_framework import exceptions as drf
 from rest_framework.response import Response
 
+from core.errors import PROBLEM as PROBLEM  # the problem vocabulary's home is core.errors
+from core.errors import TYPE_BASE as TYPE_BASE
 from core.errors import ApplicationError
+from core.errors import problem as problem
 from rules.base import IllegalMove, InvalidMove, InvalidOptions, NotAwaited, RaceLost, RulesError
 
 log = logging.getLogger(__name__)
-
-PROBLEM = "application/problem+json"
-TYPE_BASE = "https://tabula.example/problems/"
 
 _ENGINE_STATUS: dict[type[RulesError], tuple[int, str]] = {
     InvalidMove: (400, "Invalid move"),
@@ -106,10 +106,6 @@ _DRF_TITLES: dict[str, str] = {
 }
 
 
-def problem(status: int, code: str, title: str, detail: str, **extra: Any) -> dict[str, Any]:
-    return {"type": TYPE_BASE + code, "title": title, "status": status, "detail": detail, "code": code, **extra}
-
-
 def _flatten(errors: Any, prefix: str = "") -> dict[str, list[str]]:
     """DRF's nested field errors as {"field.sub": [messages]}."""
     if isinstance(errors, dict):
@@ -190,3 +186,9 @@ def not_found_view(request: HttpRequest, exception: Exception | None = None) -> 
 def server_error_view(request: HttpRequest) -> JsonResponse:
     body = problem(500, "server_error", "Server error", "Something went wrong on our side; it has been logged.")
     return JsonResponse(body, status=500, content_type=PROBLEM)
+
+
+def bad_request_view(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
+    """Django's 400 (a ``SuspiciousOperation`` or ``BadRequest`` raised below core.middleware's check)."""
+    body = problem(400, "malformed_request", "Malformed request", "The request cannot be read.")
+    return JsonResponse(body, status=400, content_type=PROBLEM)

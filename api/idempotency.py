@@ -14,6 +14,10 @@ from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.http import HttpResponse
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
 
 from accounts.models import User
 from api.models import IdempotentRequest
@@ -27,11 +31,29 @@ class IdempotencyKeyReused(ApplicationError):
 
 
 class Replay(Exception):
-    """The request was answered before: ``status`` and ``body`` are that answer."""
+    """The request was answered before: ``status`` and ``body`` are that answer; ``content`` its bytes
+    as first sent with their ``content_type`` (None for a row stored before they were kept)."""
 
-    def __init__(self, status: int, body: Any) -> None:
+    def __init__(self, status: int, body: Any, content: bytes | None = None, content_type: str = "") -> None:
         super().__init__("replayed")
         self.status, self.body = status, body
+        self.content, self.content_type = content, content_type
+
+    def response(self) -> HttpResponse | Response:
+        if self.content is None:
+            return Response(self.body, status=self.status)
+        return HttpResponse(self.content, status=self.status, content_type=self.content_type)
+
+
+def render(view: APIView, request: Request, status: int, body: Any) -> Response:
+    """The answer ``body`` rendered now, as the view would render it (the negotiated renderer and its
+    context): its bytes are what `remember` keeps and what the first answer sends."""
+    response = Response(body, status=status)
+    response.accepted_renderer = request.accepted_renderer
+    response.accepted_media_type = request.accepted_media_type
+    response.renderer_context = view.get_renderer_context()  # type: ignore[attr-defined]
+    response.render()
+    return response
 
 
 def validate_key(key: str) -> None:
@@ -56,13 +78,22 @@ def replay_if_answered(user: User, key: str, print_: str) -> None:
         return
     if stored.fingerprint != print_:
         raise IdempotencyKeyReused("This Idempotency-Key was used for another request.")
-    raise Replay(stored.status, stored.body)
+    content = bytes(stored.content) if stored.content is not None else None  # memoryview on PostgreSQL
+    raise Replay(stored.status, stored.body, content, stored.content_type)
 
 
-def remember(user: User, key: str, print_: str, status: int, body: Any) -> None:
-    """Store the answer, in the transaction that made it (a rolled-back move stores nothing)."""
+def remember(user: User, key: str, print_: str, response: Response) -> None:
+    """Store the rendered answer, in the transaction that made it (a rolled-back move stores nothing)."""
     try:
         with transaction.atomic():
-            IdempotentRequest.objects.create(user=user, key=key, fingerprint=print_, status=status, body=body)
+            IdempotentRequest.objects.create(
+                user=user,
+                key=key,
+                fingerprint=print_,
+                status=response.status_code,
+                body=response.data,
+                content=response.content,
+                content_type=response["Content-Type"],
+            )
     except IntegrityError:  # a concurrent first use of the key; ours still stands
         log.info("idempotency key raced for user %s", user.pk)

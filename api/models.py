@@ -21,6 +21,10 @@ class IdempotentRequest(models.Model):
     )  # method, path and body hashed: a reused key on another request is refused
     status = models.PositiveSmallIntegerField()
     body = models.JSONField()
+    # The first answer as sent, byte for byte, and its Content-Type (a JSON column may reorder keys
+    # and spacing); rows stored before these columns replay ``body`` re-rendered.
+    content = models.BinaryField(null=True, blank=True)
+    content_type = models.CharField(max_length=100, blank=True, default="")
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 from collections.abc import MutableMapping
 from typing import Any
+from urllib.parse import unquote_plus
 
 import structlog
 from structlog.processors import ExceptionRenderer
@@ -21,6 +22,41 @@ from structlog.tracebacks import ExceptionDictTransformer
 
 PROBE_PATHS = ("/livez", "/readyz", "/metrics")
 _QUIET_LEVELS = {"debug", "info"}
+#: Query parameters whose values are credentials (a stream ticket, the unsubscribe token, an OAuth
+#: code, an API key …): the request log shows their names, never their values.
+SECRET_PARAMS = frozenset(
+    {"ticket", "token", "code", "key", "api_key", "access_token", "secret", "password", "signature", "sig"}
+)
+REDACTED = "***"
+
+
+def redact_query(target: str) -> str:
+    """``target`` (``/path?query`` or ``METHOD /path?query``) with the values of secret parameters as ``***``."""
+    head, sep, query = target.partition("?")
+    if not sep:
+        return target
+    pairs = []
+    for pair in query.split("&"):
+        name = pair.partition("=")[0]
+        if unquote_plus(name).strip().lower() in SECRET_PARAMS:
+            pair = f"{name}={REDACTED}"
+        pairs.append(pair)
+    return f"{head}?{'&'.join(pairs)}"
+
+
+def redact_secret_params(
+    logger: Any, method_name: str, event_dict: MutableMapping[str, Any]
+) -> MutableMapping[str, Any]:
+    """django-structlog's ``request`` field, django.request's request object (and uvicorn's access
+    line, if on) without secret values."""
+    for field in ("request", "path", "url"):
+        value = event_dict.get(field)
+        if hasattr(value, "get_full_path"):  # django.request's lines carry the request itself
+            value = f"{getattr(value, 'method', '')} {value.get_full_path()}"  # type: ignore[union-attr]
+            event_dict[field] = value
+        if isinstance(value, str) and "?" in value:
+            event_dict[field] = redact_query(value)
+    return event_dict
 
 
 def drop_probe_requests(
@@ -56,6 +92,7 @@ def configure(fmt: str, level: str) -> dict[str, Any]:
         processors=[
             structlog.stdlib.filter_by_level,
             drop_probe_requests,
+            redact_secret_params,
             *_shared_processors(),
             structlog.stdlib.PositionalArgumentsFormatter(),
             structlog.processors.StackInfoRenderer(),
@@ -82,7 +119,12 @@ def configure(fmt: str, level: str) -> dict[str, Any]:
                 "()": structlog.stdlib.ProcessorFormatter,
                 "processors": [*final, renderer],
                 # lines from plain `logging` calls (Django, Celery, uvicorn, ours) get the same fields
-                "foreign_pre_chain": [*_shared_processors(), structlog.stdlib.ExtraAdder(), drop_color_message],
+                "foreign_pre_chain": [
+                    *_shared_processors(),
+                    structlog.stdlib.ExtraAdder(),
+                    drop_color_message,
+                    redact_secret_params,
+                ],
             }
         },
         "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "structured"}},

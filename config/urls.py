@@ -15,5 +15,6 @@ urlpatterns = [
     path("", include("web.urls")),  # the web client (web/): `/`, `/matches/{id}`, …
 ]
 
+handler400 = "api.exceptions.bad_request_view"
 handler404 = "api.exceptions.not_found_view"
 handler500 = "api.exceptions.server_error_view"

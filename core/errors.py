@@ -9,6 +9,14 @@ from __future__ import annotations
 
 from typing import Any
 
+PROBLEM = "application/problem+json"
+TYPE_BASE = "https://tabula.example/problems/"
+
+
+def problem(status: int, code: str, title: str, detail: str, **extra: Any) -> dict[str, Any]:
+    """An RFC 9457 problem document: ``type`` names the ``code``, a stable part of the API contract."""
+    return {"type": TYPE_BASE + code, "title": title, "status": status, "detail": detail, "code": code, **extra}
+
 
 class ApplicationError(Exception):
     code = "error"

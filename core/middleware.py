@@ -14,8 +14,19 @@ from collections.abc import Callable
 from typing import Any
 
 import structlog
-from django.http import HttpRequest, HttpResponse
+from django.conf import settings
+from django.core.exceptions import (
+    BadRequest,
+    RequestDataTooBig,
+    SuspiciousOperation,
+    TooManyFieldsSent,
+    TooManyFilesSent,
+)
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http.multipartparser import MultiPartParserError
 from django.urls import resolve
+
+from core.errors import PROBLEM, problem
 
 _SANE = re.compile(r"[A-Za-z0-9._:@/+=-]{1,128}")
 
@@ -60,3 +71,48 @@ class ProbeMiddleware:
         match = resolve(request.path_info)
         response: HttpResponse = match.func(request, *match.args, **match.kwargs)
         return response
+
+
+class BadRequestMiddleware:
+    """Whatever a client can send in the query string or a form body that Django refuses answers a
+    problem document, on every path (the API, the web client, the admin, the probes), before anything
+    else reads it: more than ``DATA_UPLOAD_MAX_NUMBER_FIELDS`` parameters (``too_many_fields``), more
+    than ``DATA_UPLOAD_MAX_NUMBER_FILES`` files (``too_many_files``), a form body over
+    ``DATA_UPLOAD_MAX_MEMORY_SIZE`` (``payload_too_large``), a malformed one (``malformed_request``).
+
+    Left to Django these are a ``SuspiciousOperation`` raised wherever ``request.GET`` or
+    ``request.POST`` is first read: an HTML 400 in production, and under ``DEBUG`` a plain-text 500
+    (the technical page reads ``request.GET`` again and fails). Parsing both here, once, settles it:
+    Django keeps what it parsed for every reader below.
+    """
+
+    _FORMS = ("application/x-www-form-urlencoded", "multipart/form-data")
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        try:
+            request.GET  # noqa: B018 (parsed now, kept on the request)
+            if request.method == "POST" and request.content_type in self._FORMS:
+                request.POST  # noqa: B018
+        except RequestDataTooBig:
+            limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+            detail = f"The request body is larger than {limit} bytes."
+            return _problem_response(problem(413, "payload_too_large", "Payload too large", detail, limit=limit))
+        except TooManyFieldsSent:
+            limit = settings.DATA_UPLOAD_MAX_NUMBER_FIELDS
+            detail = f"More than {limit} parameters (query string and form fields)."
+            return _problem_response(problem(400, "too_many_fields", "Too many fields", detail, limit=limit))
+        except TooManyFilesSent:
+            limit = settings.DATA_UPLOAD_MAX_NUMBER_FILES
+            detail = f"More than {limit} files."
+            return _problem_response(problem(400, "too_many_files", "Too many files", detail, limit=limit))
+        except (SuspiciousOperation, BadRequest, MultiPartParserError, UnicodeDecodeError):
+            detail = "The query string or the form body cannot be read."
+            return _problem_response(problem(400, "malformed_request", "Malformed request", detail))
+        return self.get_response(request)
+
+
+def _problem_response(body: dict[str, Any]) -> HttpResponse:
+    return JsonResponse(body, status=body["status"], content_type=PROBLEM)

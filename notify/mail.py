@@ -10,7 +10,7 @@ Under `make run` mails are written as files under ``var/mail/`` (Django's file b
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from django.conf import settings
 from django.core import signing
@@ -20,7 +20,11 @@ from django.core.mail import EmailMessage
 from accounts.models import User
 from notify import registry
 
-SALT = "tabula.email.unsubscribe"
+#: The one thing an unsubscribe token does: the salt binds it to this purpose (no other signed value
+#: of the service passes for one), the signed payload to its user; it expires after
+#: ``TABULA_UNSUBSCRIBE_MAX_AGE_S`` (the mail's link is a credential anyone holding the mail may use).
+PURPOSE = "unsubscribe-digest"
+SALT = f"tabula.email.{PURPOSE}"
 PREFERENCE = "email_your_turn"
 
 
@@ -29,21 +33,26 @@ def streaming_key(user_id: int) -> str:
 
 
 def unsubscribe_token(user_id: int) -> str:
-    return signing.dumps({"u": user_id}, salt=SALT)
+    return signing.dumps({"u": user_id, "do": PURPOSE}, salt=SALT)  # timestamped (TimestampSigner)
 
 
-def unsubscribe(token: str) -> bool:
-    """Turn the e-mail off for the token's user (valid without login; signed, so unforgeable)."""
+def unsubscribe(token: str) -> Literal["ok", "expired", "invalid"]:
+    """Turn the e-mail off for the token's user (valid without login; signed, so unforgeable), unless
+    the token is older than ``TABULA_UNSUBSCRIBE_MAX_AGE_S`` or not one: then nothing changes."""
     try:
-        data = signing.loads(token, salt=SALT)
+        data = signing.loads(token, salt=SALT, max_age=settings.TABULA_UNSUBSCRIBE_MAX_AGE_S)
+    except signing.SignatureExpired:
+        return "expired"
     except signing.BadSignature:
-        return False
-    user = User.objects.filter(pk=data.get("u")).first()
+        return "invalid"
+    if not isinstance(data, dict) or data.get("do") != PURPOSE or not isinstance(data.get("u"), int):
+        return "invalid"
+    user = User.objects.filter(pk=data["u"]).first()
     if user is None:
-        return False
+        return "invalid"
     user.preferences = {**(user.preferences or {}), PREFERENCE: False}
     user.save(update_fields=["preferences"])
-    return True
+    return "ok"
 
 
 def digest_maybe(user_id: int) -> bool:

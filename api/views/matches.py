@@ -9,6 +9,7 @@ import django_filters
 from django.conf import settings
 from django.db.models import Count, F, OuterRef, QuerySet, Subquery
 from django.db.models.functions import Coalesce
+from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import generics, serializers, status
@@ -339,7 +340,7 @@ class MoveSubmitApi(APIView):
         ],
         responses={201: OutputSerializer, 400: P, 403: P, 404: P, 409: P, 413: P, 422: P, 429: P},
     )
-    def post(self, request: Request, match_id: str) -> Response:
+    def post(self, request: Request, match_id: str) -> HttpResponse:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         key = request.headers.get("Idempotency-Key") or None
@@ -360,11 +361,11 @@ class MoveSubmitApi(APIView):
         try:
             with play.move_turn(match_id=match_id, user=user) as turn:  # one transaction, the match locked
                 idempotency.replay_if_answered(user, key, print_)
-                body = answer(turn.play(move, expected))
-                idempotency.remember(user, key, print_, status.HTTP_201_CREATED, body)  # with the move, or neither
+                response = idempotency.render(self, request, status.HTTP_201_CREATED, answer(turn.play(move, expected)))
+                idempotency.remember(user, key, print_, response)  # with the move, or neither
         except idempotency.Replay as answered:
-            return Response(answered.body, status=answered.status)
-        return Response(body, status=status.HTTP_201_CREATED)
+            return answered.response()  # the first answer's bytes
+        return response
 
 
 class EventListApi(APIView):

@@ -8,7 +8,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.types import OpenApiTypes
@@ -19,6 +19,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from api.authentication import caller
+from api.exceptions import PROBLEM, problem
 from api.serializers import ProblemSerializer
 from games import notices
 from notify import inbox, mail, webhooks
@@ -186,12 +187,20 @@ def email_unsubscribe(request: HttpRequest) -> HttpResponse:
     """RFC 8058 one-click unsubscribe: POST turns the e-mail off; GET shows a button that does."""
     token = request.GET.get("token", "")
     if request.method == "POST":
-        ok = mail.unsubscribe(token)
-        return HttpResponse(
-            "Unsubscribed.\n" if ok else "This link is not valid.\n",
-            status=200 if ok else 400,
-            content_type="text/plain",
-        )
+        outcome = mail.unsubscribe(token)
+        if outcome == "ok":
+            return HttpResponse("Unsubscribed.\n", status=200, content_type="text/plain")
+        if outcome == "expired":
+            days = settings.TABULA_UNSUBSCRIBE_MAX_AGE_S // 86400
+            body = problem(
+                400,
+                "link_expired",
+                "Link expired",
+                f"This unsubscribe link is older than {days} days; use a newer mail's.",
+            )
+        else:
+            body = problem(400, "invalid_link", "Invalid link", "This unsubscribe link is not valid.")
+        return JsonResponse(body, status=400, content_type=PROBLEM)
     if request.method != "GET":
         return HttpResponse(status=405)
     page = (

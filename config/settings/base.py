@@ -35,8 +35,9 @@ from config.settings.observability import *  # noqa: F403
 from config.settings.security import *  # noqa: F403
 from config.settings.static import *  # noqa: F403
 from config.settings.streams import *  # noqa: F403
+from core.checks import DEVELOPMENT_SECRET_KEY
 
-SECRET_KEY = os.environ.get("SECRET_KEY", "insecure-development-key-set-SECRET_KEY-in-production")
+SECRET_KEY = os.environ.get("SECRET_KEY", DEVELOPMENT_SECRET_KEY)  # dev.py: var/secret_key; prod: required
 DEBUG = env_bool("DEBUG", False)
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]")
 
@@ -69,6 +70,7 @@ MIDDLEWARE = [
     "django_prometheus.middleware.PrometheusBeforeMiddleware",  # request counts and latency, of every answer
     "core.middleware.RequestIdMiddleware",  # takes or makes the X-Request-ID, returns it on every answer
     "django_structlog.middlewares.RequestMiddleware",  # the request log: one request_finished line per answer
+    "core.middleware.BadRequestMiddleware",  # too many parameters, a form too big: problem+json, on every path
     "core.middleware.ProbeMiddleware",  # /livez, /readyz, /metrics: nothing below runs for them
     "corsheaders.middleware.CorsMiddleware",  # preflights answer here, before authentication
     "django.middleware.security.SecurityMiddleware",

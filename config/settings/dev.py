@@ -2,13 +2,27 @@
 otherwise, readable log lines, database metrics, webhooks to local receivers."""
 
 import os
+import warnings
 
 from config import logs
 from config.settings.base import *  # noqa: F403
 from config.settings.database import DATABASES, instrument_database
-from config.settings.env import env_bool
+from config.settings.env import VAR_DIR, env_bool
 
 DEBUG = env_bool("DEBUG", True)
+
+# The signing key: SECRET_KEY if set, else this checkout's own, which bin/run (`make run`) makes on
+# first run in var/secret_key (mode 0600; var/ is never committed). Without either, the published
+# development key, with a warning: anyone could forge this server's sessions and unsubscribe links.
+_KEY_FILE = VAR_DIR / "secret_key"
+if "SECRET_KEY" not in os.environ:
+    if _KEY_FILE.is_file():
+        SECRET_KEY = _KEY_FILE.read_text().strip()
+    else:
+        warnings.warn(
+            f"No SECRET_KEY and no {_KEY_FILE}: signing with the published development key (make run makes one).",
+            stacklevel=1,
+        )
 
 LOG_FORMAT = os.environ.get("LOG_FORMAT", "console")
 LOGGING = logs.configure(LOG_FORMAT, os.environ.get("LOG_LEVEL", "INFO"))

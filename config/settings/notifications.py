@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 
 from config.settings.env import VAR_DIR, env_bool
 
@@ -31,7 +32,23 @@ TABULA_EMAIL = True
 TABULA_EMAIL_INTERVAL_S = int(os.environ.get("TABULA_EMAIL_INTERVAL_S", str(6 * 3600)))
 TABULA_EMAIL_ACTIVE_S = int(os.environ.get("TABULA_EMAIL_ACTIVE_S", "300"))
 TABULA_EMAIL_DELAY_S = int(os.environ.get("TABULA_EMAIL_DELAY_S", "300"))  # wait this long after a your_turn
-TABULA_PUBLIC_URL = os.environ.get("TABULA_PUBLIC_URL", "http://127.0.0.1:8000")  # the links in a mail
+# A mail's one-click unsubscribe link works this long (notify/mail.py), then answers 400 link_expired.
+TABULA_UNSUBSCRIBE_MAX_AGE_S = int(os.environ.get("TABULA_UNSUBSCRIBE_MAX_AGE_S", str(30 * 24 * 3600)))
+
+
+def public_url(environ: Mapping[str, str]) -> str:
+    """The address the links in a mail name: TABULA_PUBLIC_URL, else the host and port the front
+    serves under `make run` (bin/run's HOST and PORT, 127.0.0.1:8000 by default; a wildcard host
+    is not an address to link to)."""
+    if environ.get("TABULA_PUBLIC_URL"):
+        return environ["TABULA_PUBLIC_URL"]
+    host = environ.get("HOST") or "127.0.0.1"
+    host = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
+    host = f"[{host}]" if ":" in host else host
+    return f"http://{host}:{environ.get('PORT') or 8000}"
+
+
+TABULA_PUBLIC_URL = public_url(os.environ)  # the links in a mail
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Tabula <tabula@localhost>")
 if os.environ.get("EMAIL_HOST"):
     EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"

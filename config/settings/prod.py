@@ -2,11 +2,18 @@
 
 import os
 
+from django.core.exceptions import ImproperlyConfigured
+
 from config.settings.base import *  # noqa: F403
 from config.settings.database import DATABASES, instrument_database
 from config.settings.env import env_bool
 
-SECRET_KEY = os.environ["SECRET_KEY"]
+SECRET_KEY = os.environ.get("SECRET_KEY", "")
+if not SECRET_KEY:
+    raise ImproperlyConfigured(
+        "SECRET_KEY is not set: production needs a long random signing key in the environment "
+        "(python -c 'import secrets; print(secrets.token_urlsafe(50))'); `manage.py check --deploy` checks it."
+    )
 DEBUG = False  # pinned: never from the environment in production
 DATABASES = instrument_database(DATABASES)
 

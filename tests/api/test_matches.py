@@ -363,3 +363,34 @@ def test_a_setup_that_breaks_the_rules_is_refused_at_creation(players, game, set
 def test_the_catalogue_is_public(api):
     assert {g["id"] for g in api().get("/api/v1/games").json()} >= {"ekko", "enka", "eko", "ecos"}
     assert api().get("/api/v1/games/ekko").json()["max_players"] == 8
+
+
+def test_idempotency_replays_the_first_answer_byte_for_byte(active, players):
+    """Issue 23 item 11: the replay re-rendered the stored JSON (PostgreSQL's jsonb orders keys its own
+    way: JSON-equal, not the same bytes). Here the stored JSON is reordered as jsonb would."""
+    from api.models import IdempotentRequest
+
+    v = version_of(active)
+    first = move(players["alice"], active, 1, v, **{"Idempotency-Key": "k-bytes"})
+    row = IdempotentRequest.objects.get(key="k-bytes")
+    assert bytes(row.content) == first.content and row.content_type == first["Content-Type"]
+
+    def reordered(value):
+        if isinstance(value, dict):
+            return {k: reordered(value[k]) for k in sorted(value, key=lambda k: (len(k), k), reverse=True)}
+        return [reordered(v) for v in value] if isinstance(value, list) else value
+
+    row.body = reordered(row.body)
+    row.save(update_fields=["body"])
+    retry = move(players["alice"], active, 1, v, **{"Idempotency-Key": "k-bytes"})
+    assert (retry.status_code, retry["Content-Type"], retry.content) == (201, first["Content-Type"], first.content)
+
+
+def test_an_idempotent_row_without_bytes_still_replays(active, players):
+    from api.models import IdempotentRequest
+
+    v = version_of(active)
+    first = move(players["alice"], active, 1, v, **{"Idempotency-Key": "k-old"})
+    IdempotentRequest.objects.filter(key="k-old").update(content=None, content_type="")  # a row from before
+    retry = move(players["alice"], active, 1, v, **{"Idempotency-Key": "k-old"})
+    assert retry.status_code == 201 and retry.json() == first.json()

@@ -136,3 +136,65 @@ def test_no_digest_while_streaming_or_recently_active(toy_game, make_user, setti
     Record.objects.filter(match=match).update(at=timezone.now() - timedelta(hours=1))
     assert mail.digest_maybe(bob.pk) is True
     assert len(outbox.outbox) == 1
+
+
+def test_an_unsubscribe_link_expires_and_is_bound_to_its_purpose(make_user, client, settings):
+    """Issue 23 item 7: a token was valid forever, and any value signed with the salt passed for one."""
+    import time
+    from unittest import mock
+
+    from django.core import signing
+
+    bob = make_user("bob")
+    token = mail.unsubscribe_token(bob.pk)
+    url = "/api/v1/email/unsubscribe?token="
+    settings.TABULA_UNSUBSCRIBE_MAX_AGE_S = 30 * 24 * 3600
+    month_ago = time.time() - 31 * 24 * 3600
+    with mock.patch("django.core.signing.time", mock.Mock(time=mock.Mock(return_value=month_ago))):
+        old = mail.unsubscribe_token(bob.pk)  # mailed 31 days ago
+    late = client.post(url + old)
+    assert late.status_code == 400 and late["Content-Type"] == "application/problem+json"
+    assert late.json()["code"] == "link_expired"
+    bob.refresh_from_db()
+    assert (bob.preferences or {}).get(mail.PREFERENCE) is not False  # nothing changed
+    forged = signing.dumps({"u": bob.pk}, salt=mail.SALT)  # signed, but not an unsubscribe of this kind
+    other = signing.dumps({"u": bob.pk, "do": mail.PURPOSE}, salt="tabula.something-else")
+    for bad in (forged, other, token[:-2] + "xx"):
+        r = client.post(url + bad)
+        assert r.status_code == 400 and r.json()["code"] == "invalid_link", bad
+    bob.refresh_from_db()
+    assert (bob.preferences or {}).get(mail.PREFERENCE) is not False
+    assert client.post(url + token).status_code == 200  # in time, it works
+    bob.refresh_from_db()
+    assert bob.preferences[mail.PREFERENCE] is False
+
+
+@pytest.mark.parametrize(
+    ("environ", "url"),
+    [
+        ({"TABULA_PUBLIC_URL": "https://tabula.example", "PORT": "8123"}, "https://tabula.example"),
+        ({"PORT": "8123"}, "http://127.0.0.1:8123"),
+        ({"PORT": "8123", "HOST": "0.0.0.0"}, "http://127.0.0.1:8123"),
+        ({"HOST": "tabula.local"}, "http://tabula.local:8000"),
+        ({}, "http://127.0.0.1:8000"),
+    ],
+)
+def test_mails_link_to_the_public_url_or_the_port_served(environ, url):
+    """Issue 23 item 11: the links named port 8000 whatever PORT said under make run."""
+    from config.settings.notifications import public_url
+
+    assert public_url(environ) == url
+
+
+def test_the_digest_links_to_the_configured_public_url(toy_game, make_user, settings):
+    settings.TABULA_EMAIL_ACTIVE_S = 0
+    settings.TABULA_PUBLIC_URL = "http://127.0.0.1:8123"
+    cache.clear()
+    alice, bob = make_user("alice"), make_user("bob")
+    bob.email = "bob@example.com"
+    bob.save()
+    outbox.outbox.clear()
+    _take(_toy(alice, bob), alice)
+    message = outbox.outbox[0]
+    assert message.extra_headers["List-Unsubscribe"].startswith("<http://127.0.0.1:8123/api/v1/email/unsubscribe?")
+    assert "http://127.0.0.1:8123/matches/" in message.body

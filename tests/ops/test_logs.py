@@ -116,3 +116,35 @@ def test_logs_of_whole_random_matches_hold_nothing_hidden(captured, make_user, a
     assert hidden and len(lines) > 50, (len(hidden), len(lines))
     leaked = sorted(s for s in hidden if json.dumps(s) in text)
     assert not leaked, f"hidden values in the logs: {leaked[:10]}"
+
+
+def test_the_request_log_shows_no_stream_ticket_or_unsubscribe_token(captured, make_user, api, client):
+    """Issue 23 item 7: request_finished logged the whole query string, credentials included."""
+    from notify import mail
+
+    ann = make_user("ann")
+    ticket = api(ann).post("/api/v1/me/stream-tickets", {}, format="json").json()["ticket"]
+    token = mail.unsubscribe_token(ann.pk)
+    client.get(f"/api/v1/me/stream?ticket={ticket}&x=1")
+    client.get(f"/api/v1/email/unsubscribe?token={token}")
+    client.get("/api/v1/games?Token=abc123secret&code=oauth-code-9&page=2")
+    text = json.dumps(captured())
+    for secret in (ticket, token, "abc123secret", "oauth-code-9"):
+        assert secret not in text
+    requests = [e["request"] for e in captured() if e["event"] == "request_finished"]
+    assert "GET /api/v1/me/stream?ticket=***&x=1" in requests
+    assert "GET /api/v1/email/unsubscribe?token=***" in requests
+    assert "GET /api/v1/games?Token=***&code=***&page=2" in requests
+
+
+@pytest.mark.parametrize(
+    ("target", "logged"),
+    [
+        ("/a", "/a"),
+        ("GET /a?ticket=s&key=k&b=1", "GET /a?ticket=***&key=***&b=1"),
+        ("/a?tok%65n=s", "/a?tok%65n=***"),
+        ("/a?b=token&c", "/a?b=token&c"),
+    ],
+)
+def test_redact_query(target, logged):
+    assert logs.redact_query(target) == logged
