@@ -152,11 +152,14 @@ def walk(client: Any, world: World, viewer: str) -> dict[tuple[str, str], tuple[
 
 
 def _masked(template: str, body: Any) -> Any:
-    """``body`` with the figures of a rating replaced (they include private matches: see the docstring)."""
+    """``body`` with the figures of a rating replaced (they include private matches: see the docstring),
+    and the time a token was last used."""
 
     def mask(entry: dict[str, Any]) -> dict[str, Any]:
         return {k: ("(rating)" if k in RATING_STATE else v) for k, v in entry.items()}
 
+    if template == "/api/v1/me/tokens":  # written at most once a minute, and a walk may take longer
+        return [{**token, "last_used_at": "(time)"} for token in body]
     if not isinstance(body, dict):
         return body
     if template in ("/api/v1/me", "/api/v1/users/{username}"):
