@@ -18,12 +18,27 @@ What no library provides, and is here:
   it would never read the answer;
 - a header whose name has an underscore is dropped, as nginx and gunicorn drop it: Django (WSGI and
   ASGI alike) would otherwise read ``X_Request_ID`` as ``X-Request-ID``;
-- front/wsgi.py, the thread pool under Django's WSGI handler, where a library would do: measured,
-  a2wsgi's ``WSGIMiddleware`` costs twice this module's CPU per request (about 1.1-1.5 ms against
-  0.5-0.7 ms for GET and POST ``/livez``, 8 clients, one process, three interleaved runs), which is
-  about 8 % of the write benchmark's CPU per move; Django's ASGI handler for every request (its
-  sync views on asgiref's threads, a thread and so a database connection per request: a psycopg
-  pool was needed to run at all) halved the moves per second. front/wsgi.py says why.
+- front/wsgi.py, the thread pool under Django's WSGI handler, kept by hand because the maintained
+  candidates cost more. `make bench` section 3 (PostgreSQL and Redis, bin/run, 2 processes × 8
+  threads), six interleaved rounds on 2026-12-02 16:26-17:14 on a shared 2-core machine at load 6
+  to 22 (medians; single runs varied by ±20 %):
+
+  ===================================  =======  ================  ==================
+  requests other than streams, by      moves/s  front CPU / move  service CPU / move
+  ===================================  =======  ================  ==================
+  front/wsgi.py (this front)           41.0     18.0 ms           19.0 ms
+  a2wsgi 1.10.10 ``WSGIMiddleware``    40.0     18.5 ms           20.3 ms
+  the front before (commit d4ee59f)    38.5     18.2 ms           19.6 ms
+  ===================================  =======  ================  ==================
+
+  Per request, where the bridge is most of the cost (GET and POST ``/livez``, one process, 8
+  clients, three rounds), a2wsgi used 1.0-1.5 ms of CPU against 0.5-0.75 ms here: twice as much,
+  about 1.1 ms more per move (a GET state and a POST), 6 % of the front's CPU per move at that load
+  and a larger share on a quiet machine, over the 5 % the issue allowed; under this load the moves
+  per second could not tell the two apart. Django's ASGI handler for every request (sync views on
+  asgiref's threads: a thread, so a database connection, per request) failed without a psycopg
+  pool and with one did 25.0 moves/s and 29.5 ms of front CPU per move where the front before did
+  58.7 and 13.7 ms, minutes apart.
 """
 
 from __future__ import annotations

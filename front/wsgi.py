@@ -3,8 +3,9 @@
 The smallest piece of the front that is written here rather than taken from a library: a2wsgi's
 ``WSGIMiddleware`` does the same job, but hands every answer from the thread to the loop in three
 blocking steps (the status line, each chunk, the end) and reads the body through the loop again.
-Measured against this module (front/app.py's docstring has the figures), it cost about 0.6 ms of
-CPU per request more, 8 % of the write benchmark's whole service CPU per move; the issue allowed 5 %.
+Measured against this module (front/app.py's docstring has the figures), it used twice the CPU per
+request, about 1.1 ms more per move; the issue allowed 5 %. Swapping it in is a few lines in
+`front.app.build` should a later version do better.
 
 Here a plain answer (``HttpResponse``) comes back from its thread in one step, status, headers and
 body together. A streamed one (``StreamingHttpResponse``: the ndjson export, a static file from
