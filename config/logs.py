@@ -133,7 +133,7 @@ def configure(fmt: str, level: str) -> dict[str, Any]:
             # django-structlog's request_finished line is the access log
             "django.server": {"level": "WARNING"},
             "django.request": {"level": "ERROR"},
-            # httpx (webhook deliveries, games/webhooks.py) logs every request it sends at info
+            # httpx (webhook deliveries, notify/webhooks.py) logs every request it sends at info
             "httpx": {"level": "WARNING"},
             "httpcore": {"level": "WARNING"},
         },

@@ -265,7 +265,7 @@ def test_the_front_imports_no_config_module():
 @pytest.fixture
 def front_server(transactional_db) -> Iterator[str]:
     """The front as `make run` serves it (front.app.application), one process, in a thread."""
-    from games import streams
+    from notify import streams
 
     streams.HUB.__init__()  # a fresh hub for this server's event loop
     with serving(front.app.application) as port:

@@ -54,7 +54,7 @@ def test_uvicorns_lines_are_structured_without_their_colored_copy(captured):
 
 
 def test_the_http_client_logs_no_line_per_request():
-    """Webhooks are delivered with httpx (games/webhooks.py), which logs each request at info."""
+    """Webhooks are delivered with httpx (notify/webhooks.py), which logs each request at info."""
     for fmt in ("json", "console"):
         loggers = logs.configure(fmt, "INFO")["loggers"]
         for name in ("httpx", "httpcore"):
