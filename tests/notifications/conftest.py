@@ -35,6 +35,7 @@ def stream_server(transactional_db):
         host="127.0.0.1",
         port=port,
         log_level="warning",
+        log_config=None,  # uvicorn's default config would detach its loggers from the root handler
         lifespan="off",
         timeout_graceful_shutdown=1,
     )

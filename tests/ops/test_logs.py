@@ -44,9 +44,21 @@ def test_probes_are_not_logged_at_info(captured, client):
     assert requests == ["GET /api/v1/games"]
 
 
-def test_uvicorns_lines_are_structured_without_their_colored_copy(captured):
+@pytest.fixture
+def uvicorn_error():
+    """uvicorn's logger at INFO: a uvicorn.Config made by an earlier test may have left it at WARNING."""
+    logger = logging.getLogger("uvicorn.error")
+    level, disabled = logger.level, logger.disabled
+    logger.setLevel(logging.INFO)
+    logger.disabled = False
+    yield logger
+    logger.setLevel(level)
+    logger.disabled = disabled
+
+
+def test_uvicorns_lines_are_structured_without_their_colored_copy(captured, uvicorn_error):
     """The front's server logs through the same formatter (front/server.py: log_config=None)."""
-    logging.getLogger("uvicorn.error").info(
+    uvicorn_error.info(
         "Started server process [%d]", 42, extra={"color_message": "Started server process [\x1b[36m%d\x1b[0m]"}
     )
     line = next(e for e in captured() if e["logger"] == "uvicorn.error")
