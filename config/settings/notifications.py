@@ -28,7 +28,7 @@ TABULA_WEBHOOK_BACKOFF_S: list[float] = [
 TABULA_WEBHOOK_MAX_FAILURES = 5  # deliveries in a row that exhausted their retries: the endpoint is disabled
 
 # E-mail: a "your turn" digest at most once per interval; none while a stream is open or the user is active.
-TABULA_EMAIL = True
+TABULA_EMAIL = env_bool("TABULA_EMAIL", True)  # TABULA_EMAIL=0: no digests at all (the notification bench)
 TABULA_EMAIL_INTERVAL_S = int(os.environ.get("TABULA_EMAIL_INTERVAL_S", str(6 * 3600)))
 TABULA_EMAIL_ACTIVE_S = int(os.environ.get("TABULA_EMAIL_ACTIVE_S", "300"))
 TABULA_EMAIL_DELAY_S = int(os.environ.get("TABULA_EMAIL_DELAY_S", "300"))  # wait this long after a your_turn

@@ -92,6 +92,19 @@ def test_clock_low_is_sent_once_past_80_percent(toy_game, make_user):
     assert Notification.objects.filter(user=alice, type="clock_low").count() == 1
 
 
+def test_no_digest_at_all_when_email_is_off(toy_game, make_user, settings):
+    """TABULA_EMAIL=0 (config/settings/notifications.py) turns the digest off for the whole service."""
+    settings.TABULA_EMAIL_ACTIVE_S = 0
+    settings.TABULA_EMAIL = False
+    cache.clear()
+    alice, bob = make_user("alice"), make_user("bob")
+    bob.email = "bob@example.com"
+    bob.save()
+    outbox.outbox.clear()
+    _take(_toy(alice, bob), alice)
+    assert outbox.outbox == []
+
+
 def test_the_digest_is_one_mail_per_interval_with_one_click_unsubscribe(toy_game, make_user, client, settings):
     settings.TABULA_EMAIL_ACTIVE_S = 0
     cache.clear()
