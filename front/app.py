@@ -16,6 +16,8 @@ What no library provides, and is here:
   chunked body passes the limit. The 413 keeps the connection open and uvicorn reads and drops the
   rest of the body; closing instead would reset the connection under a client still sending, and
   it would never read the answer;
+- a deadline on the body: the whole of it within ``BODY_TIMEOUT_S`` of the headers, else a 408
+  problem document and the connection closed (a deadline on the headers is front/protocol.py's);
 - a header whose name has an underscore is dropped, as nginx and gunicorn drop it: Django (WSGI and
   ASGI alike) would otherwise read ``X_Request_ID`` as ``X-Request-ID``;
 - front/wsgi.py, the thread pool under Django's WSGI handler, kept by hand because the maintained
@@ -43,6 +45,7 @@ What no library provides, and is here:
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 from collections.abc import Awaitable, Callable, MutableMapping
@@ -62,6 +65,7 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 STREAM_PATHS = re.compile(r"^/api/v1/(me|matches/[A-Za-z0-9_-]+)/stream/?$")
+BODY_TIMEOUT_S = float(os.environ.get("TABULA_BODY_TIMEOUT_S", "30"))  # the whole body, from its headers
 MAX_BODY_BYTES = 4 * 1024 * 1024  # above Django's 2.5 MiB form limit; the API takes far less (api/limits.py)
 TOO_LARGE = (
     b'{"type":"https://tabula.example/problems/payload_too_large","title":"Payload too large",'
@@ -75,6 +79,12 @@ class BodyTooLarge(Exception):
 
 class ClientGone(Exception):
     pass
+
+
+SLOW = (
+    b'{"type":"https://tabula.example/problems/request_timeout","title":"Request timeout","status":408,'
+    b'"detail":"The request body did not arrive in time.","code":"request_timeout"}'
+)
 
 
 async def read_body(scope: Scope, receive: Receive) -> bytes:
@@ -94,6 +104,13 @@ async def read_body(scope: Scope, receive: Receive) -> bytes:
         chunks.append(chunk)
         if not message.get("more_body", False):
             return b"".join(chunks)
+
+
+async def too_slow(send: Send) -> None:
+    """408 as a problem document, and the connection closed: the rest of the body is not awaited."""
+    headers = [(b"content-type", b"application/problem+json"), (b"connection", b"close")]
+    await send({"type": "http.response.start", "status": 408, "headers": headers})
+    await send({"type": "http.response.body", "body": SLOW})
 
 
 async def too_large(send: Send) -> None:
@@ -119,7 +136,11 @@ def build(wsgi: WSGIApp, streams: ASGIApp, threads: int) -> ASGIApp:
             await streams(scope, receive, send)
             return
         try:
-            body = await read_body(scope, receive)
+            async with asyncio.timeout(BODY_TIMEOUT_S):
+                body = await read_body(scope, receive)
+        except TimeoutError:
+            await too_slow(send)
+            return
         except BodyTooLarge:
             await too_large(send)
             return

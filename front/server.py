@@ -16,10 +16,14 @@
   finish for up to ``GRACEFUL_S`` seconds, then ends the open streams (clients resume with
   ``Last-Event-ID``).
 
-Limits on clients (a per-process connection cap with a clear 503: uvicorn's ``limit_concurrency``;
-``timeout_keep_alive``; h11's or httptools' header limits) belong in `OPTIONS`, so every topology
-gets them; a deadline on reading a request's body belongs in front/app.py's `read_body`, which
-already holds every body before a thread takes it.
+Limits on clients, in `OPTIONS` so that every topology gets them:
+
+- at most ``TABULA_FRONT_MAX_CONNECTIONS`` open connections per process (default 6000: above the
+  per-process stream cap, 5000, plus room for ordinary requests); past it a request is answered
+  ``503 server_busy`` (a problem document, front/protocol.py) and its connection closed;
+- each request's headers within ``TABULA_HEADER_TIMEOUT_S`` (10 s) of the connection opening or of
+  the previous answer (front/protocol.py), its body within ``TABULA_BODY_TIMEOUT_S`` (30 s) of its
+  headers (``408``, front/app.py); an idle keep-alive connection is closed after 5 s.
 """
 
 from __future__ import annotations
@@ -30,6 +34,8 @@ from typing import Any
 
 import uvicorn
 
+from front.protocol import FrontProtocol
+
 APP = "front.app:application"
 GRACEFUL_S = 3
 OPTIONS: dict[str, Any] = {
@@ -39,6 +45,9 @@ OPTIONS: dict[str, Any] = {
     "log_config": None,
     "proxy_headers": False,
     "timeout_graceful_shutdown": GRACEFUL_S,
+    "http": FrontProtocol,
+    "timeout_keep_alive": 5,
+    "limit_concurrency": int(os.environ.get("TABULA_FRONT_MAX_CONNECTIONS", "6000")),
 }
 
 

@@ -26,6 +26,7 @@ import rest_framework
 import uvicorn
 
 import front.app
+import front.protocol
 import front.server
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -308,3 +309,60 @@ def test_the_front_serves_streams_and_their_caps(front_server, make_user, settin
         refused = http.get("/api/v1/me/stream", headers=auth)
         assert refused.status_code == 503 and refused.json()["code"] == "too_many_streams"
         assert 5 <= int(refused.headers["retry-after"]) <= 15
+
+
+def test_headers_that_come_too_slowly_close_the_connection(monkeypatch):
+    """Each request's headers within the deadline, also the second on a kept-alive connection
+    (front/protocol.py); a client that sends them at once is not hurried."""
+    monkeypatch.setattr(front.protocol.FrontProtocol, "header_timeout_s", 0.5)
+    with serving(_front(Recorder())) as port:
+        with socket.create_connection(("127.0.0.1", port)) as slow:
+            slow.sendall(b"GET /livez HTTP/1.1\r\nHost: t\r\n")  # and nothing more
+            slow.settimeout(5)
+            started = time.monotonic()
+            assert slow.recv(100) == b""  # closed by the server
+            assert time.monotonic() - started < 4
+        with socket.create_connection(("127.0.0.1", port)) as kept:
+            kept.sendall(b"GET /livez HTTP/1.1\r\nHost: t\r\n\r\n")
+            assert _answer(kept) == (200, b"wsgi")
+            kept.sendall(b"GET /livez HTTP/1.1\r\n")  # the next request's headers, never finished
+            kept.settimeout(5)
+            assert kept.recv(100) == b""
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+        conn.request("GET", "/livez")
+        assert conn.getresponse().status == 200
+
+
+def test_a_body_that_comes_too_slowly_gets_a_408(monkeypatch):
+    monkeypatch.setattr(front.app, "BODY_TIMEOUT_S", 0.5)
+    recorder = Recorder()
+    with serving(_front(recorder)) as port:
+        with socket.create_connection(("127.0.0.1", port)) as sock:
+            sock.sendall(b"POST /api/v1/matches HTTP/1.1\r\nHost: t\r\nContent-Length: 100\r\n\r\n" + b"x" * 10)
+            status, body = _answer(sock)
+        assert status == 408 and json.loads(body)["code"] == "request_timeout"
+    assert recorder.bodies == []
+
+
+def test_past_the_connection_cap_a_request_gets_a_503_problem(monkeypatch):
+    """Every process has a cap, above the streams a process may hold (TABULA_STREAMS_PER_PROCESS)."""
+    assert (
+        front.server.OPTIONS["limit_concurrency"] > 5000
+        and front.server.OPTIONS["http"] is front.protocol.FrontProtocol
+    )
+    monkeypatch.setitem(front.server.OPTIONS, "limit_concurrency", 3)
+    with serving(_front(Recorder())) as port:
+        idle = [socket.create_connection(("127.0.0.1", port)) for _ in range(2)]
+        time.sleep(0.2)
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+        conn.request("GET", "/api/v1/games")
+        busy = conn.getresponse()
+        assert busy.status == 503 and busy.getheader("content-type") == "application/problem+json"
+        assert busy.getheader("retry-after") == "5" and json.loads(busy.read())["code"] == "server_busy"
+        conn.close()
+        for sock in idle:
+            sock.close()
+        time.sleep(0.2)
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+        conn.request("GET", "/api/v1/games")
+        assert conn.getresponse().status == 200
