@@ -158,6 +158,9 @@ async def _lifespan(receive: Receive, send: Send, threaded: ThreadedWSGI) -> Non
             await send({"type": "lifespan.startup.complete"})
         elif message["type"] == "lifespan.shutdown":
             threaded.shutdown()
+            from notify import streams  # (its models need the app registry, ready by now)
+
+            streams.close_reads()  # the streams' read threads and their connections
             await send({"type": "lifespan.shutdown.complete"})
             return
 

@@ -119,6 +119,8 @@ class StreamTicket(models.Model):
 
     key = models.CharField(primary_key=True, max_length=64)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, related_name="+", on_delete=models.CASCADE)
+    # the token that asked for it (None in a browser session): the stream ends when it is revoked
+    token = models.ForeignKey("accounts.ApiToken", null=True, blank=True, related_name="+", on_delete=models.CASCADE)
     expires_at = models.DateTimeField()
 
     class Meta:

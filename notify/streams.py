@@ -3,26 +3,38 @@
 One `Hub` per process wakes the streams it holds: with Redis, one pattern subscription to the
 channels `notify.fanout` publishes on; on the embedded default, one poll of the inbox and record
 tables by primary key every ``TABULA_STREAM_POLL_S`` for all streams together (the records through
-the registered `notify.registry.Matches`). A woken stream
-reads what it has not sent yet from the database in a short ``sync_to_async`` burst (no
-connection is held for the stream's life) and sends it; every ``TABULA_STREAM_KEEPALIVE_S`` it
-sends a comment and re-reads anyway (so a lost wake-up costs at most one keep-alive interval).
+the registered `notify.registry.Matches`). A woken stream reads what it has not sent yet from the
+database and sends it; every ``TABULA_STREAM_KEEPALIVE_S`` it sends a comment and re-reads anyway
+(so a lost wake-up costs at most one keep-alive interval).
+
+**Database connections.** Every read of every stream runs on one small pool of
+``TABULA_STREAM_READ_THREADS`` threads per process (`read`), each keeping one connection: however
+many streams are open, they hold at most that many connections between them, and none between
+reads. (``sync_to_async`` would run each stream's reads on a thread of the request's own, whose
+connection outlived the stream: a hundred viewers exhausted PostgreSQL.)
+
+**Authorisation on every delivery.** Before each read a stream asks its ``allowed`` check again
+(the token or the user still valid, the match still visible); when the answer is no, it sends a
+final ``closed`` event with the reason and ends.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
+import threading
 import time
 from collections import defaultdict
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from concurrent import futures
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
 
-from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.core.cache import cache
-from django.db import close_old_connections
+from django.db import close_old_connections, connections
 
 from core import metrics
 from notify import fanout, inbox, mail, registry
@@ -30,6 +42,36 @@ from notify.models import Notification
 
 log = logging.getLogger(__name__)
 PAGE = 200
+T = TypeVar("T")
+_READS: ThreadPoolExecutor | None = None
+
+
+async def read(fn: Callable[..., T], *args: Any) -> T:
+    """``fn(*args)`` on the streams' pool of database threads (`TABULA_STREAM_READ_THREADS`)."""
+    global _READS
+    if _READS is None:
+        _READS = ThreadPoolExecutor(max_workers=settings.TABULA_STREAM_READ_THREADS, thread_name_prefix="stream-read")
+    return await asyncio.get_running_loop().run_in_executor(_READS, functools.partial(fn, *args))
+
+
+def close_reads() -> None:
+    """Close the read threads' database connections and end the threads (a server's shutdown, a
+    test's end); the next `read` starts the pool again."""
+    global _READS
+    pool, _READS = _READS, None
+    if pool is None:
+        return
+    size = settings.TABULA_STREAM_READ_THREADS
+    together = threading.Barrier(size)
+
+    def close() -> None:  # one on each thread: each waits until all the others hold a thread too
+        try:
+            together.wait(timeout=5)
+        finally:
+            connections.close_all()
+
+    futures.wait([pool.submit(close) for _ in range(size)], timeout=10)
+    pool.shutdown(wait=True)
 
 
 class Hub:
@@ -88,13 +130,13 @@ class Hub:
                 await client.aclose()
 
     async def _poll(self) -> None:
-        last = await sync_to_async(_high_water)()
+        last = await read(_high_water)
         while True:
             await asyncio.sleep(settings.TABULA_STREAM_POLL_S)
             if not self.waiters:
                 continue
             try:
-                last, keys = await sync_to_async(_changes)(last)
+                last, keys = await read(_changes, last)
             except Exception:
                 log.warning("stream poll failed", exc_info=True)
                 continue
@@ -184,18 +226,38 @@ def _mark_streaming(user_id: int) -> None:
         log.warning("could not mark user %s as streaming", user_id, exc_info=True)
 
 
-async def events(
-    key: str, page: Callable[[int], list[tuple[int, str, Any]]], after: int, user_id: int
-) -> AsyncIterator[str]:
-    """The SSE body: a comment at once, what was missed after ``after``, then live entries and keep-alives."""
+def closed(reason: str) -> str:
+    """The last event of a stream whose reader may no longer see it."""
+    return f"event: closed\ndata: {json.dumps({'reason': reason})}\n\n"
+
+
+Page = Callable[[int], list[tuple[int, str, Any]]]
+Allowed = Callable[[], str | None]
+
+
+def _step(page: Page, allowed: Allowed, after: int) -> tuple[str | None, list[tuple[int, str, Any]]]:
+    """Why the stream must end (None: it may go on), else the next page: one trip to the pool."""
+    try:
+        refused = allowed()
+        return refused, ([] if refused else page(after))
+    finally:
+        close_old_connections()
+
+
+async def events(key: str, page: Page, after: int, user_id: int, allowed: Allowed) -> AsyncIterator[str]:
+    """The SSE body: a comment at once, what was missed after ``after``, then live entries and
+    keep-alives, until ``allowed`` gives a reason to stop (a final ``closed`` event)."""
     waiter = HUB.subscribe(key)
     started = time.monotonic()
     try:
         yield "retry: 2000\n: connected\n\n"
-        await sync_to_async(_mark_streaming)(user_id)
+        await read(_mark_streaming, user_id)
         while time.monotonic() - started < settings.TABULA_STREAM_MAX_LIFE_S:
             waiter.clear()
-            rows = await sync_to_async(page)(after)
+            refused, rows = await read(_step, page, allowed, after)
+            if refused is not None:
+                yield closed(refused)
+                return
             for seq, type, data in rows:
                 yield sse(seq, type, data)
                 after = seq
@@ -205,15 +267,15 @@ async def events(
                 await asyncio.wait_for(waiter.wait(), timeout=settings.TABULA_STREAM_KEEPALIVE_S)
             except TimeoutError:
                 yield ": keep-alive\n\n"
-                await sync_to_async(_mark_streaming)(user_id)
+                await read(_mark_streaming, user_id)
     finally:
         HUB.unsubscribe(key, waiter)
         CAPS.release(user_id)
 
 
-def inbox_events(user_id: int, after: int) -> AsyncIterator[str]:
-    return events(f"u:{user_id}", lambda a: _inbox_page(user_id, a), after, user_id)
+def inbox_events(user_id: int, after: int, allowed: Allowed) -> AsyncIterator[str]:
+    return events(f"u:{user_id}", lambda a: _inbox_page(user_id, a), after, user_id, allowed)
 
 
-def match_events(match_id: str, user_id: int, after: int) -> AsyncIterator[str]:
-    return events(f"m:{match_id}", lambda a: _match_page(match_id, user_id, a), after, user_id)
+def match_events(match_id: str, user_id: int, after: int, allowed: Allowed) -> AsyncIterator[str]:
+    return events(f"m:{match_id}", lambda a: _match_page(match_id, user_id, a), after, user_id, allowed)

@@ -18,7 +18,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from api.authentication import caller
+from api.authentication import caller, current_token
 from api.exceptions import PROBLEM, problem
 from api.serializers import ProblemSerializer
 from games import notices
@@ -99,7 +99,9 @@ class StreamTicketApi(APIView):
     def post(self, request: Request) -> Response:
         expires = timezone.now() + timedelta(seconds=settings.TABULA_STREAM_TICKET_TTL_S)
         StreamTicket.objects.filter(expires_at__lt=timezone.now()).delete()
-        ticket = StreamTicket.objects.create(key=secrets.token_urlsafe(32), user=caller(request), expires_at=expires)
+        ticket = StreamTicket.objects.create(
+            key=secrets.token_urlsafe(32), user=caller(request), token=current_token(request), expires_at=expires
+        )
         return Response({"ticket": ticket.key, "expires_at": expires.isoformat()}, status=status.HTTP_201_CREATED)
 
 

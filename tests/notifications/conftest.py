@@ -49,6 +49,7 @@ def stream_server(transactional_db):
     yield f"http://127.0.0.1:{port}"
     server.should_exit = True
     thread.join(timeout=10)
+    streams.close_reads()  # their connections would keep the test database from being dropped
 
 
 @dataclass
