@@ -587,7 +587,10 @@ def _stream_operation(operation_id: str, summary: str, description: str, params:
         "responses": {
             "200": {
                 "description": "Server-Sent Events: `id:` the entry's number, `event:` its type, `data:` its JSON. "
-                "A comment (`: keep-alive`) at once and at least every 15 s.",
+                "A comment (`: keep-alive`) at once and at least every 15 s. When the reader may no longer see "
+                "the stream (its token revoked or expired, its account closed, the match no longer visible to "
+                'it), a last `event: closed` with `data: {"reason": "token_revoked" | "account_closed" | '
+                '"not_visible"}`, and the stream ends.',
                 "content": {"text/event-stream": {"schema": {"type": "string"}}},
             },
             "400": {"description": "`after` / `Last-Event-ID` is not a number", "content": problem},
