@@ -12,7 +12,11 @@ process layout: the front (``python -m front``), one Celery worker per queue (``
 2. Redis restarted empty during play: no record lost or doubled, timers and bots resume.
 3. The database hangs, then refuses, then comes back: 503 problem+json with Retry-After within a
    few seconds each, never a hang or an HTML page; then 200 again with no restart.
-4. Schemathesis over the whole served schema on the same servers (``.ci/fuzz``; ``CHAOS_FUZZ=0``
+4. ``CHAOS_STREAMS`` (200) streams opened past every pool and closed: the connections PostgreSQL
+   sees stay within the streams' read threads, and the API and ``/readyz`` answer at once after.
+5. Under ``make run``'s layout (bin/run, on its embedded default), kill -9 the bots worker: it is
+   started again, the front answers throughout, and the bots answer through the new worker.
+6. Schemathesis over the whole served schema on the same servers (``.ci/fuzz``; ``CHAOS_FUZZ=0``
    skips it): no 5xx, every error a problem document.
 
 Each scenario asserts on the records: ``seq`` is 1..version with no gap, and a seat's timeouts
@@ -422,6 +426,116 @@ def scenario_database_outage(world: World, token: str) -> None:
     log(f"   the match finished: {world.check_records(match_id)}")
 
 
+STREAMS = int(os.environ.get("CHAOS_STREAMS", "200"))
+
+
+def _open_stream(port: int, token: str) -> socket.socket:
+    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    sock.sendall(f"GET /api/v1/me/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Token {token}\r\n\r\n".encode())
+    head = sock.recv(4096)
+    assert head.startswith(b"HTTP/1.1 200"), head[:200]
+    return sock
+
+
+def scenario_stream_flood(world: World, token: str) -> None:
+    log(f"4. {STREAMS} streams opened past every pool, then closed: the API answers at once")
+
+    def held() -> int:
+        return int(world.psql(f"SELECT count(*) FROM pg_stat_activity WHERE datname = '{world.db}'"))
+
+    tokens = []
+    for i in range((STREAMS + 7) // 8):  # 8 streams per user per process at most
+        status, _, body, _ = world.call(
+            "POST", "/api/v1/auth/register", {"username": f"viewer{i}", "password": "correct-horse-9x"}
+        )
+        assert status == 201, body
+        tokens.append(body["token"])
+    before = held()
+    sockets = []
+    try:
+        for i in range(STREAMS):
+            # two front processes share the port: the per-user cap counts in each, so retry a refusal
+            for _ in range(10):
+                try:
+                    sockets.append(_open_stream(world.web_port, tokens[i % len(tokens)]))
+                    break
+                except AssertionError:
+                    time.sleep(0.05)
+            else:
+                raise AssertionError(f"stream {i} was refused ten times")
+        time.sleep(1)
+        during = held()
+        status = world.call("GET", "/readyz")[0]
+        assert status == 200, f"/readyz answered {status} with {STREAMS} streams open"
+    finally:
+        for sock in sockets:
+            sock.close()
+    closed = time.monotonic()
+    wait_for("the API", lambda: world.call("GET", "/api/v1/me", token=token)[0] == 200, 30, 0.1)
+    wait_for("/readyz", lambda: world.call("GET", "/readyz")[0] == 200, 30, 0.1)
+    recovered = time.monotonic() - closed
+    time.sleep(1)
+    after = held()
+    log(f"   connections: {before} before, {during} with {len(sockets)} streams open, {after} after")
+    log(f"   the API and /readyz answered 200 {recovered:.2f}s after the streams closed")
+    assert during - before <= 2 * 2 + 2, f"{during - before} connections for {len(sockets)} streams"
+
+
+def scenario_run_layout_worker_killed(world: World, token: str) -> None:
+    """bin/run (make run's layout, on its embedded default) restarts a worker killed with -9."""
+    log("5. make run's layout: kill -9 the bots worker; it is started again and the front keeps serving")
+    port = free_port()
+    var = world.tmp / "run-var"
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "CELERY_BROKER_URL", "REDIS_URL")}
+    env |= {"PORT": str(port), "TABULA_VAR_DIR": str(var), "WEB_WORKERS": "1", "RESTART_MAX_S": "2"}
+    env |= {"TABULA_RATE_LIMITS": "off", "PROMETHEUS_MULTIPROC_DIR": str(var / "metrics")}
+    with open(world.tmp / "bin-run.log", "ab") as out:
+        run = subprocess.Popen(
+            ["bin/run"], cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+        )
+    local = World.__new__(World)  # only its HTTP client, pointed at bin/run's front
+    local.web_port = port
+    try:
+        wait_for("bin/run's front", lambda: local.call("GET", "/livez")[0] == 200, 90)
+        pidfile = var / "run" / "bots-worker.pid"
+        wait_for("the bots worker", pidfile.exists, 30)
+        first = int(pidfile.read_text())
+        os.kill(first, signal.SIGKILL)
+        killed = time.monotonic()
+        assert local.call("GET", "/api/v1/games")[0] == 200, "the front stopped with the worker"
+        wait_for("a new bots worker", lambda: pidfile.read_text().strip() not in ("", str(first)), 60)
+        log(f"   a new bots worker {time.monotonic() - killed:.1f}s after the kill; the front answered throughout")
+
+        status, _, body, _ = local.call(
+            "POST", "/api/v1/auth/register", {"username": "solo", "password": "correct-horse-9x"}
+        )
+        assert status == 201, body
+        solo = body["token"]
+        bots = [{"seat": 1, "level": "random"}, {"seat": 2, "level": "random"}]
+        status, _, body, _ = local.call("POST", "/api/v1/matches", {"game": "enka", "players": 3, "bots": bots}, solo)
+        assert status == 201, body
+        match_id = body["id"]
+        status, _, body, _ = local.call("GET", f"/api/v1/matches/{match_id}/state", token=solo)
+        if status == 200 and 0 in body.get("awaiting", []):  # our turn first: move, so that a bot must answer
+            move = {"move": body["legal_moves"][0], "expected_version": body["version"]}
+            assert local.call("POST", f"/api/v1/matches/{match_id}/moves", move, solo)[0] == 201
+
+        def a_bot_moved() -> bool:
+            status, _, body, _ = local.call("GET", f"/api/v1/matches/{match_id}/events?after=0", token=solo)
+            return status == 200 and any(e.get("actor") == "bot" for e in body)
+
+        wait_for("a bot's move through the new worker", a_bot_moved, 60, 0.5)
+        log("   the bots answered through the new worker")
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(run.pid, signal.SIGTERM)
+        try:
+            run.wait(40)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(run.pid, signal.SIGKILL)
+
+
 class OutOfTime(Exception):
     pass
 
@@ -447,14 +561,24 @@ def main() -> int:
         )
         assert status == 201, body
         token = body["token"]
-        for scenario in (scenario_bot_worker_killed, scenario_redis_restarted, scenario_database_outage):
+        scenarios = (
+            scenario_bot_worker_killed,
+            scenario_redis_restarted,
+            scenario_database_outage,
+            scenario_stream_flood,
+            scenario_run_layout_worker_killed,
+        )
+        only = {int(n) for n in os.environ.get("CHAOS_ONLY", "").split(",") if n.strip()}  # e.g. CHAOS_ONLY=4,5
+        for number, scenario in enumerate(scenarios, 1):
+            if only and number not in only:
+                continue
             try:
                 scenario(world, token)
             except (AssertionError, RuntimeError) as exc:
                 failed = True
                 log(f"   FAILED: {exc}")
         if os.environ.get("CHAOS_FUZZ", "1") != "0":
-            log("4. schemathesis over the served schema, on the same servers (.ci/fuzz)")
+            log("6. schemathesis over the served schema, on the same servers (.ci/fuzz)")
             status, _, body, _ = world.call(
                 "POST", "/api/v1/auth/register", {"username": "fuzzer", "password": "correct-horse-9x"}
             )
