@@ -135,6 +135,7 @@ class Layout:
         self.proxy: str | None = None
         self.outer = {
             "SECRET_KEY": "ci-" + os.urandom(16).hex(),
+            "TABULA_METRICS_TOKEN": "ci-" + os.urandom(16).hex(),
             "ALLOWED_HOSTS": "127.0.0.1,localhost",
             "LOG_LEVEL": "INFO",
         }
@@ -349,6 +350,15 @@ def scrape(url: str, token: str | None = None) -> dict[str, float]:
     return out
 
 
+def assert_status(url: str, status: int, what: str) -> None:
+    try:
+        with urllib.request.urlopen(url, timeout=30) as r:
+            got = r.status
+    except urllib.error.HTTPError as error:
+        got = error.code
+    assert got == status, f"{what}: {got}, not {status}"
+
+
 def total(samples: dict[str, float], name: str) -> float:
     return sum(v for k, v in samples.items() if k == name or k.startswith(name + "{"))
 
@@ -427,7 +437,8 @@ def smoke(layout: Layout) -> None:
     wait_for("a timeout record", timed_out, timeout=60)
     say(f"match {timed_id}: the seat clock ran out and a timeout was recorded")
 
-    web_metrics = scrape(layout.web[0] + "/metrics")
+    assert_status(layout.web[0] + "/metrics", 403, "a scrape without the token")
+    web_metrics = scrape(layout.web[0] + "/metrics", layout.outer["TABULA_METRICS_TOKEN"])
     assert total(web_metrics, "tabula_moves_accepted_total") >= 1, "no accepted move in the web metrics"
     assert total(web_metrics, "django_http_requests_total_by_method_total") >= 1, "no request metrics"
     assert any(k.startswith("tabula_celery_queue_length{") for k in web_metrics), "no queue depth"

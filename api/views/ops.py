@@ -137,20 +137,22 @@ class QueueDepthCollector(Collector):
         yield family
 
 
-def _internal(address: str) -> bool:
+def _allowed_address(address: str) -> bool:
+    """The TCP peer is in ``TABULA_METRICS_ALLOW`` (loopback only by default)."""
     try:
         ip = ipaddress.ip_address(address)
     except ValueError:
         return False
-    return ip.is_loopback or ip.is_private
+    networks = (ipaddress.ip_network(n, strict=False) for n in settings.TABULA_METRICS_ALLOW)
+    return any(ip.version == network.version and ip in network for network in networks)
 
 
 def _authorized(request: HttpRequest) -> bool:
     token = settings.TABULA_METRICS_TOKEN
-    if token:
-        given = request.headers.get("Authorization", "")
-        return hmac.compare_digest(given.encode(), f"Bearer {token}".encode())
-    return _internal(request.META.get("REMOTE_ADDR", ""))
+    given = request.headers.get("Authorization", "")
+    if token and hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):
+        return True
+    return _allowed_address(request.META.get("REMOTE_ADDR", ""))
 
 
 def registry() -> Any:
@@ -175,6 +177,7 @@ class _Everything(Collector):
 def metrics(request: HttpRequest) -> HttpResponse:
     """Prometheus text: every process's metrics (multiprocess mode) and the queue depths."""
     if not _authorized(request):
-        body = problem(403, "forbidden", "Forbidden", "Scrape with the metrics token or from an internal address.")
+        detail = "Scrape with the metrics token (TABULA_METRICS_TOKEN) or from an address in TABULA_METRICS_ALLOW."
+        body = problem(403, "forbidden", "Forbidden", detail)
         return JsonResponse(body, status=403, content_type=PROBLEM)
     return HttpResponse(generate_latest(registry()), content_type=CONTENT_TYPE_LATEST)

@@ -19,10 +19,14 @@ DJANGO_STRUCTLOG_STATUS_4XX_LOG_LEVEL = logging.INFO  # a refused move is the cl
 DJANGO_STRUCTLOG_IP_LOGGING_ENABLED = False
 DJANGO_STRUCTLOG_CELERY_ENABLED = True  # tasks carry the request id of the request that queued them
 
-# Metrics (/metrics): with TABULA_METRICS_TOKEN set, a scrape sends `Authorization: Bearer <token>`;
-# without it only loopback and private addresses may scrape. Worker processes serve theirs on
+# Metrics (/metrics): a scrape sends `Authorization: Bearer <TABULA_METRICS_TOKEN>`, or comes from an
+# address in TABULA_METRICS_ALLOW (networks, comma-separated; loopback only by default). The address
+# is the TCP peer, never X-Forwarded-For: behind a proxy every client shares the proxy's address, so
+# only a token or a list naming the scraper's own network (not the proxy's) is safe there.
+# Worker processes serve theirs on
 # TABULA_WORKER_METRICS_PORT (config/celery.py). PROMETHEUS_MULTIPROC_DIR is set by the start-up
 # scripts, which empty it first.
 TABULA_METRICS_TOKEN = os.environ.get("TABULA_METRICS_TOKEN", "")
+TABULA_METRICS_ALLOW = env_list("TABULA_METRICS_ALLOW", "127.0.0.0/8,::1/128")
 TABULA_METRICS_QUEUES = env_list("TABULA_METRICS_QUEUES", "celery,timers,bots")  # queue depth, per queue
 TABULA_READY_TIMEOUT_S = float(os.environ.get("TABULA_READY_TIMEOUT_S", "2"))  # each /readyz check

@@ -6,7 +6,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from config.settings.base import *  # noqa: F403
 from config.settings.database import DATABASES, instrument_database
-from config.settings.env import env_bool
+from config.settings.env import env_bool, env_list
 
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
 if not SECRET_KEY:
@@ -15,6 +15,9 @@ if not SECRET_KEY:
         "(python -c 'import secrets; print(secrets.token_urlsafe(50))'); `manage.py check --deploy` checks it."
     )
 DEBUG = False  # pinned: never from the environment in production
+# /metrics wants TABULA_METRICS_TOKEN: no address is trusted unless TABULA_METRICS_ALLOW names it (a
+# proxy on the same host would make every client look like loopback).
+TABULA_METRICS_ALLOW = env_list("TABULA_METRICS_ALLOW", "")
 DATABASES = instrument_database(DATABASES)
 
 # HTTPS: HSTS and the redirect are on unless the environment says otherwise; behind a proxy that

@@ -77,15 +77,27 @@ def test_metrics_count_moves_accepted_and_refused_by_game_and_code(client, make_
     assert match.id not in text and "ann" not in re.findall(r'"([^"]*)"', text), "a label names a match or user"
 
 
-def test_metrics_are_for_internal_addresses_without_a_token(client):
-    assert client.get("/metrics", REMOTE_ADDR="8.8.8.8").status_code == 403
-    assert client.get("/metrics", REMOTE_ADDR="10.0.0.7").status_code == 200
+def test_without_a_token_metrics_are_for_loopback_only(client):
+    """A private address is not enough: behind a proxy every client has the proxy's (issue 24)."""
+    assert client.get("/metrics", REMOTE_ADDR="127.0.0.1").status_code == 200
+    for address in ("8.8.8.8", "10.0.0.7", "172.18.0.5", "192.168.1.2", "fd00::1"):
+        assert client.get("/metrics", REMOTE_ADDR=address).status_code == 403, address
+    spoofed = client.get("/metrics", REMOTE_ADDR="10.0.0.7", HTTP_X_FORWARDED_FOR="127.0.0.1")
+    assert spoofed.status_code == 403 and spoofed["Content-Type"] == "application/problem+json"
+
+
+@override_settings(TABULA_METRICS_ALLOW=["10.1.0.0/16", "fd00::/8"])
+def test_metrics_allow_list_names_the_scrapers_network(client):
+    assert client.get("/metrics", REMOTE_ADDR="10.1.2.3").status_code == 200
+    assert client.get("/metrics", REMOTE_ADDR="fd00::1").status_code == 200
+    assert client.get("/metrics", REMOTE_ADDR="10.2.0.1").status_code == 403
+    assert client.get("/metrics", REMOTE_ADDR="127.0.0.1").status_code == 403  # the list replaces the default
 
 
 @override_settings(TABULA_METRICS_TOKEN="s3cret")
 def test_metrics_token(client):
-    assert client.get("/metrics").status_code == 403
-    assert client.get("/metrics", HTTP_AUTHORIZATION="Bearer nope").status_code == 403
+    assert client.get("/metrics", REMOTE_ADDR="8.8.8.8").status_code == 403
+    assert client.get("/metrics", REMOTE_ADDR="8.8.8.8", HTTP_AUTHORIZATION="Bearer nope").status_code == 403
     assert client.get("/metrics", HTTP_AUTHORIZATION="Bearer s3cret", REMOTE_ADDR="8.8.8.8").status_code == 200
 
 
