@@ -57,3 +57,29 @@ def test_prod_pins_debug_off_and_takes_hsts_from_the_environment():
         timeout=60,
     )
     assert out.stdout.split() == ["False", "600", "('HTTP_X_FORWARDED_PROTO',", "'https')"], out.stderr
+
+
+def _setting(module: str, expression: str, extra: dict[str, str] | None = None) -> str:
+    """``expression`` evaluated in settings ``module``, in a process of its own."""
+    env = {k: v for k, v in _environ().items() if k != "TABULA_RATE_LIMITS"}
+    env |= {"SECRET_KEY": "a-long-random-production-secret-key-0123456789-abcdefghijklmnopqrstuvwxyz", **(extra or {})}
+    code = f"import {module} as s; print({expression})"
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def test_development_has_development_rate_limits_and_production_keeps_its_own():
+    """20 registrations an hour per address locked a developer trying the web client out (issue 24)."""
+    assert _setting("config.settings.prod", "s.TABULA_RATE_LIMITS['register_ip']") == "20/h"
+    assert _setting("config.settings.dev", "s.TABULA_RATE_LIMITS['register_ip']") == "1000/h"
+    assert _setting("config.settings.dev", "s.TABULA_RATE_LIMITS['moves']") == "600/m"  # the same scopes
+    overridden = _setting(
+        "config.settings.dev", "s.TABULA_RATE_LIMITS['register_ip']", {"TABULA_RATE_LIMITS": "register_ip=5/h"}
+    )
+    assert overridden == "5/h"
+
+
+def test_production_trusts_no_address_for_metrics():
+    assert _setting("config.settings.prod", "s.TABULA_METRICS_ALLOW") == "[]"
+    assert _setting("config.settings.dev", "s.TABULA_METRICS_ALLOW") == "['127.0.0.0/8', '::1/128']"

@@ -8,6 +8,7 @@ from config import logs
 from config.settings.base import *  # noqa: F403
 from config.settings.database import DATABASES, instrument_database
 from config.settings.env import VAR_DIR, env_bool
+from config.settings.limits import TABULA_RATE_LIMIT_DEVELOPMENT, rate_limits
 
 DEBUG = env_bool("DEBUG", True)
 
@@ -29,3 +30,6 @@ LOGGING = logs.configure(LOG_FORMAT, os.environ.get("LOG_LEVEL", "INFO"))
 DATABASES = instrument_database(DATABASES)
 
 TABULA_WEBHOOK_ALLOW_PRIVATE = True  # local receivers (http, loopback) are allowed under `make run`
+
+# Development limits: production's would lock a developer out (20 registrations an hour per address).
+TABULA_RATE_LIMITS = rate_limits(TABULA_RATE_LIMIT_DEVELOPMENT)

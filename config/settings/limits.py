@@ -30,8 +30,24 @@ TABULA_RATE_LIMIT_DEFAULTS = {
 TABULA_RATE_LIMITS_OFF = os.environ.get("TABULA_RATE_LIMITS", "").strip().lower() in {"off", "0", "false", "no"}
 
 
-def _rate_limits() -> dict[str, str]:
-    rates = dict(TABULA_RATE_LIMIT_DEFAULTS)
+# Development (`make run`, config.settings.dev): the same scopes, loose enough that a person trying
+# the web client, registering test accounts and signing in and out, never waits.
+TABULA_RATE_LIMIT_DEVELOPMENT = {
+    **TABULA_RATE_LIMIT_DEFAULTS,
+    "login_ip": "600/m",
+    "login_user": "120/m",
+    "register_ip": "1000/h",
+    "create": "300/m",
+    "writes": "3000/m",
+    "reads": "12000/m",
+    "anon": "3000/m",
+    "export": "100/m",
+}
+
+
+def rate_limits(defaults: dict[str, str] = TABULA_RATE_LIMIT_DEFAULTS) -> dict[str, str]:
+    """``defaults`` with what TABULA_RATE_LIMITS overrides."""
+    rates = dict(defaults)
     if not TABULA_RATE_LIMITS_OFF:
         for item in env_list("TABULA_RATE_LIMITS", ""):
             scope, _, rate = item.partition("=")
@@ -40,7 +56,7 @@ def _rate_limits() -> dict[str, str]:
     return rates
 
 
-TABULA_RATE_LIMITS = _rate_limits()
+TABULA_RATE_LIMITS = rate_limits()
 # Failed logins for one username: after this many in a row, wait 2, 4, 8… s (at most the cap).
 TABULA_LOGIN_BACKOFF_AFTER = 5
 TABULA_LOGIN_BACKOFF_MAX_S = 900
