@@ -76,6 +76,22 @@ def drop_color_message(logger: Any, method_name: str, event_dict: MutableMapping
     return event_dict
 
 
+NOTHING_DONE = frozenset({"0", "None", "False", "[]", "{}", "()", "''", '""'})
+
+
+class TasksThatDidSomething(logging.Filter):
+    """Celery's one line per finished task, kept only when the task did something.
+
+    Every task returns what it did (a count, a flag: games/tasks.py, notify/tasks.py), so an idle
+    service's sweeps every few seconds, which find nothing, write nothing. Failures are logged at
+    ERROR by another path and always pass.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        data = getattr(record, "data", None)
+        return not (isinstance(data, dict) and str(data.get("return_value")) in NOTHING_DONE)
+
+
 def _shared_processors() -> list[Any]:
     return [
         structlog.contextvars.merge_contextvars,
@@ -127,9 +143,17 @@ def configure(fmt: str, level: str) -> dict[str, Any]:
                 ],
             }
         },
+        "filters": {"tasks_that_did_something": {"()": TasksThatDidSomething}},
         "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "structured"}},
         "root": {"handlers": ["console"], "level": level},
         "loggers": {
+            # Idle is quiet: one line per task that did something (celery.app.trace's, filtered),
+            # not five (beat's "sending", the worker's "received", django-structlog's enqueued,
+            # started and succeeded). Failures and retries still come at WARNING and above.
+            "celery.beat": {"level": "WARNING"},
+            "celery.worker.strategy": {"level": "WARNING"},
+            "django_structlog.celery.receivers": {"level": "WARNING"},
+            "celery.app.trace": {"filters": ["tasks_that_did_something"]},
             # django-structlog's request_finished line is the access log
             "django.server": {"level": "WARNING"},
             "django.request": {"level": "ERROR"},

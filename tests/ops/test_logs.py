@@ -160,3 +160,29 @@ def test_the_request_log_shows_no_stream_ticket_or_unsubscribe_token(captured, m
 )
 def test_redact_query(target, logged):
     assert logs.redact_query(target) == logged
+
+
+def test_an_idle_service_is_quiet_and_a_task_that_did_something_is_one_line(captured):
+    """Beat's sweeps every few seconds found nothing: no line. A task that did something: its one
+    line from Celery, not five (issue 24). The levels and the filter are the ones `make run` gets."""
+    config = logs.configure("json", "INFO")
+    for name in ("celery.beat", "celery.worker.strategy", "django_structlog.celery.receivers"):
+        assert logging.getLevelName(config["loggers"][name]["level"]) > logging.INFO, name
+    trace = logging.getLogger("celery.app.trace")
+    keep = logs.TasksThatDidSomething()
+    trace.addFilter(keep)
+    try:
+        for name, returned in (("games.tasks.deadlines_sweep", "0"), ("notify.tasks.email_digest", "False")):
+            context = {"id": "t1", "name": name, "return_value": returned, "runtime": 0.004}
+            trace.info(
+                "Task %(name)s[%(id)s] succeeded in %(runtime)ss: %(return_value)s", context, extra={"data": context}
+            )
+        context = {"id": "t2", "name": "games.tasks.bots_play", "return_value": "3", "runtime": 0.2}
+        trace.info(
+            "Task %(name)s[%(id)s] succeeded in %(runtime)ss: %(return_value)s", context, extra={"data": context}
+        )
+    finally:
+        trace.removeFilter(keep)
+    lines = [e["event"] for e in captured() if e["logger"] == "celery.app.trace"]
+    assert lines == ["Task games.tasks.bots_play[t2] succeeded in 0.2s: 3"]
+    assert "celery.app.trace" in config["loggers"] and config["loggers"]["celery.app.trace"]["filters"]
