@@ -4,10 +4,10 @@ import threading
 from typing import Any
 
 from django.urls import URLPattern, re_path
-from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from api import streams
-from api.views import accounts, components, matches, notifications, players, root
+from api.views import accounts, components, docs, matches, notifications, players, root
 
 ID = r"(?P<match_id>[A-Za-z0-9_-]+)"
 WH = r"(?P<webhook_id>[A-Za-z0-9_-]+)"
@@ -73,5 +73,5 @@ urlpatterns = [
     re_path(r"^email/unsubscribe/?$", notifications.email_unsubscribe, name="email-unsubscribe"),
     re_path(r"^schema/?$", SchemaApi.as_view(), name="schema"),
     re_path(r"^docs/?$", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
-    re_path(r"^redoc/?$", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),
+    re_path(r"^redoc/?$", docs.OfflineRedocView.as_view(url_name="schema"), name="redoc"),
 ]

@@ -157,7 +157,11 @@ def test_docs_and_schema_are_served_without_internet(client):
     assert docs.status_code == 200
     assert b"/static/drf_spectacular_sidecar/swagger-ui-dist/" in docs.content
     assert b"cdn.jsdelivr" not in docs.content
-    assert client.get("/api/v1/redoc/").status_code == 200
+    redoc = client.get("/api/v1/redoc/")
+    assert redoc.status_code == 200 and b"/static/drf_spectacular_sidecar/redoc/" in redoc.content
+    assert b"https://" not in redoc.content  # no Google Fonts, no script from a CDN
+    policy = redoc["Content-Security-Policy"]  # and ReDoc's own logo from cdn.redoc.ly is not fetched
+    assert "img-src 'self' data: blob:" in policy and "default-src 'self'" in policy
 
 
 def test_the_swagger_ui_assets_are_served_by_the_app(client):
