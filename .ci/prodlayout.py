@@ -199,10 +199,10 @@ class Layout:
         subprocess.run([str(ROOT / "docker" / "entrypoint.sh"), *service["command"]], cwd=ROOT, env=env, check=True)
 
     def manage(self, *args: str) -> subprocess.CompletedProcess[str]:
-        """A manage.py command in the web service's environment (`docker compose run web …`)."""
+        """A management command in the web service's environment (`docker compose run web django-admin …`)."""
         env, _ = self.localize("web", service_env(self.compose["services"]["web"], self.outer), "manage")
         return subprocess.run(
-            [str(ROOT / "docker" / "entrypoint.sh"), "python", "manage.py", *args],
+            [str(ROOT / "docker" / "entrypoint.sh"), "django-admin", *args],
             cwd=ROOT,
             env=env,
             capture_output=True,

@@ -5,7 +5,8 @@
 #                    $WEB_HOST:$WEB_PORT: WEB_WORKERS uvicorn processes, each serving the live streams
 #                    on its event loop and every other request on WEB_THREADS threads (front/app.py)
 #   celery …         a Celery worker (-Q <queue>) or beat, as given
-#   anything else    run as given (manage.py commands: verify_matches, abort_match…)
+#   anything else    run as given (`django-admin verify_matches`, `django-admin abort_match …`: the image
+#                    holds the installed wheel, not the source, so django-admin stands for manage.py)
 # Each process group empties its PROMETHEUS_MULTIPROC_DIR before it starts (multiprocess metrics).
 set -e
 prepare_metrics() {
@@ -13,15 +14,15 @@ prepare_metrics() {
     find "$PROMETHEUS_MULTIPROC_DIR" -maxdepth 1 -name '*.db' -type f -delete
   fi
 }
-# Any other command (migrate, manage.py …) may run beside a process group: it keeps the files.
+# Any other command (migrate, django-admin …) may run beside a process group: it keeps the files.
 [ -z "${PROMETHEUS_MULTIPROC_DIR:-}" ] || mkdir -p "$PROMETHEUS_MULTIPROC_DIR"
 case "$1" in
   migrate)
-    exec python manage.py migrate --noinput
+    exec django-admin migrate --noinput
     ;;
   web)
     prepare_metrics
-    python manage.py collectstatic --noinput --verbosity 0
+    django-admin collectstatic --noinput --verbosity 0
     exec python -m front --host "${WEB_HOST:-0.0.0.0}" --port "${WEB_PORT:-8000}"
     ;;
   celery)

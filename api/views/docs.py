@@ -18,6 +18,7 @@ OFFLINE = (
 
 class OfflineRedocView(SpectacularRedocView):
     template_name = "api/redoc.html"
+    schema = None  # a page about the API, not part of it
 
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         response = super().get(request, *args, **kwargs)
