@@ -6,7 +6,7 @@ PORT ?= 8000
 export PORT
 
 .PHONY: help install run migrate test check test-fast lint format golden bench bench-bots clean screenshots
-.PHONY: help install run migrate test test-pg check test-fast lint format golden openapi clients bench bench-boards bench-bots clean
+.PHONY: help install install-runtime run migrate test test-pg check test-fast lint format golden openapi clients bench bench-boards bench-bots clean lock
 
 help:
 	@echo "make run      start the front (python -m front), Celery workers and beat on 127.0.0.1:$(PORT)"
@@ -17,22 +17,40 @@ help:
 	@echo "make openapi  rewrite docs/openapi.yaml (the committed API document) after an intended API change"
 	@echo "make clients  generate a Python and a TypeScript client and play every game with each (docs/clients.md)"
 	@echo "make bench    engine costs, GET state and leaderboards vs GET games latency"
+	@echo "make lock     rewrite requirements/*.txt (every pin, with hashes) from pyproject.toml"
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 
-$(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -e '.[dev]'
+# Installs come from the lock files (requirements/, every pin with its hashes; `make lock` rewrites
+# them from pyproject.toml): `make run` the runtime set only, `make test` the development set too.
+$(VENV)/.runtime: requirements/runtime.txt | $(BIN)/python
+	$(BIN)/pip install --quiet --require-hashes -r requirements/runtime.txt
+	$(BIN)/pip install --quiet --no-deps -e .
 	touch $@
+
+$(VENV)/.installed: requirements/dev.txt | $(BIN)/python
+	$(BIN)/pip install --quiet --require-hashes -r requirements/dev.txt
+	$(BIN)/pip install --quiet --no-deps -e .
+	touch $@ $(VENV)/.runtime
 
 install: $(VENV)/.installed
 
-migrate: install
+install-runtime: $(VENV)/.runtime
+
+migrate: install-runtime
 	$(BIN)/python manage.py migrate --noinput
 
-run: install
+run: install-runtime
 	bin/run
+
+# The development set first; the runtime set within it, so `make test` adds to `make run`'s packages
+# and never changes one.
+lock: install
+	$(BIN)/uv pip compile pyproject.toml --extra dev --python-version 3.11 --generate-hashes --quiet -o requirements/dev.txt
+	$(BIN)/uv pip compile pyproject.toml --python-version 3.11 --generate-hashes --quiet -c requirements/dev.txt \
+	  -o requirements/runtime.txt
 
 test: install check
 	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || [ -n "$$TABULA_CHROMIUM" ] || \
