@@ -413,6 +413,30 @@ def paths_without_trailing_slash(result: Schema, **kwargs: Any) -> Schema:
     return result
 
 
+def pages_always_name_their_neighbours(result: Schema, **kwargs: Any) -> Schema:
+    """A page always carries ``next`` and ``previous`` (null at either end): required, as every
+    other field of an answer is (api/serializers.py `OutputModelSerializer`)."""
+    for name, component in result.get("components", {}).get("schemas", {}).items():
+        if name.startswith("Paginated") and {"next", "previous"} <= set(component.get("properties", {})):
+            component["required"] = sorted({*component.get("required", []), "next", "previous"})
+    return result
+
+
+def public_reads_need_no_token(result: Schema, **kwargs: Any) -> Schema:
+    """A read anyone may make (the catalogue, the API root) declares no security at all.
+
+    drf-spectacular lists the token schemes plus ``{}`` ("or none"); generators read any listed
+    scheme as required (openapi-python-client then asks for an `AuthenticatedClient` to read the
+    public catalogue). A token sent anyway is accepted and changes nothing. The streams keep their
+    list: without a token they need a ticket.
+    """
+    for item in result["paths"].values():
+        operation = item.get("get")
+        if operation and {} in operation.get("security", []) and "stream" not in operation.get("operationId", ""):
+            operation["security"] = []
+    return result
+
+
 #: The seed of the match each move example comes from (tests/api/test_openapi_examples.py replays it).
 EXAMPLE_SEED = 20_251_201
 EXAMPLE_VERSION = 4  # a 2-seat match just started: created, seat 0 taken, seat 1 taken, started

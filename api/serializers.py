@@ -45,6 +45,10 @@ class TimeControlSerializer(serializers.Serializer):
 # PostgreSQL: 16, 32 or 64), so bounds on output fields made the published OpenAPI document depend
 # on the database it was generated against. (A comment, not a docstring: drf-spectacular would
 # publish an inherited docstring as every subclass's description.)
+#
+# Every field of an answer is always there (null where it has no value), so every field is read-only:
+# the published schema then marks each one required and readOnly, and a client written the obvious
+# way needs no check for a field that cannot be missing.
 class OutputModelSerializer(serializers.ModelSerializer):
     def build_standard_field(self, field_name: str, model_field: Any) -> tuple[type, dict[str, Any]]:
         field_class, kwargs = super().build_standard_field(field_name, model_field)
@@ -53,6 +57,13 @@ class OutputModelSerializer(serializers.ModelSerializer):
             if kwargs.get("min_value") != 0:  # a positive field's 0 is the same everywhere
                 kwargs.pop("min_value", None)
         return field_class, kwargs
+
+    def get_fields(self) -> dict[str, serializers.Field]:
+        fields = super().get_fields()
+        for field in fields.values():
+            field.read_only = True
+            field.required = False
+        return fields
 
 
 class SeatSerializer(OutputModelSerializer):

@@ -20,7 +20,7 @@ from rest_framework.views import APIView
 
 from api.authentication import caller, current_token
 from api.exceptions import PROBLEM, problem
-from api.serializers import ProblemSerializer
+from api.serializers import OutputModelSerializer, ProblemSerializer
 from games import notices
 from notify import inbox, mail, webhooks
 from notify.models import Delivery, StreamTicket, Webhook
@@ -105,7 +105,7 @@ class StreamTicketApi(APIView):
         return Response({"ticket": ticket.key, "expires_at": expires.isoformat()}, status=status.HTTP_201_CREATED)
 
 
-class WebhookSerializer(serializers.ModelSerializer):
+class WebhookSerializer(OutputModelSerializer):
     class Meta:
         model = Webhook
         fields = ["id", "url", "events", "format", "active", "disabled_reason", "created_at"]

@@ -40,9 +40,11 @@ SPECTACULAR_SETTINGS = {
     "OAS_VERSION": "3.1.0",  # JSON Schema's "null": a nullable $ref (a state's view, result) is expressible
     "POSTPROCESSING_HOOKS": [
         "api.schema.paths_without_trailing_slash",
+        "api.schema.pages_always_name_their_neighbours",
         "api.schema.stream_paths",
         "api.schema.add_game_schemas",
         "api.schema.problem_responses",
+        "api.schema.public_reads_need_no_token",  # after problem_responses: a bad token still gets 401
         "api.schema.openapi_31_nullable",
     ],
 }

@@ -167,3 +167,40 @@ def test_docs_and_schema_are_served_without_internet(client):
 def test_the_swagger_ui_assets_are_served_by_the_app(client):
     r = client.get("/static/drf_spectacular_sidecar/swagger-ui-dist/swagger-ui-bundle.js")
     assert r.status_code == 200
+
+
+#: Answer fields that are really optional: an option's bounds and choices, a problem's extension
+#: members, the clock fields a time control was created without.
+SOMETIMES_ABSENT = {
+    "GameOption": {"choices", "maximum", "minimum", "restricted"},
+    "Problem": {"current_version", "errors", "reason"},
+    "TimeControl": {"bank_s", "bot_after", "increment_s", "on_timeout", "per_move_s"},
+}
+
+
+def test_every_field_an_answer_always_carries_is_required():
+    """Client code written the obvious way type-checks with no casts (issue 24): `Match.status`,
+    `version`, `created_at`… were optional in the schema though always sent. The conformance tests
+    (test_openapi_conformance.py) check real answers against these requirements."""
+    schemas = _schema()["components"]["schemas"]
+    games = ("Ekko", "Enka", "Eko", "Ecos")  # the engines' moves and views: their own shapes
+    optional = {}
+    for name, component in schemas.items():
+        if name.endswith("Request") or name.startswith(games) or "properties" not in component:
+            continue
+        missing = set(component["properties"]) - set(component.get("required", [])) - SOMETIMES_ABSENT.get(name, set())
+        if missing:
+            optional[name] = sorted(missing)
+    assert optional == {}
+    match = schemas["Match"]
+    assert {"status", "version", "created_at"} <= set(match["required"])
+    assert match["properties"]["version"].get("readOnly") is True
+
+
+def test_the_public_catalogue_declares_no_security():
+    """So that a generated client reads it without a token (openapi-python-client asked for an
+    AuthenticatedClient while `{}` sat beside the token schemes); the streams keep theirs."""
+    paths = _schema()["paths"]
+    for path in ("/api/v1/games", "/api/v1/games/{game}", "/api/v1/games/{game}/components"):
+        assert paths[path]["get"]["security"] == [], path
+    assert paths["/api/v1/matches"]["post"]["security"] != []
