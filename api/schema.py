@@ -437,6 +437,24 @@ def public_reads_need_no_token(result: Schema, **kwargs: Any) -> Schema:
     return result
 
 
+def one_component_per_nullable_enum(result: Schema, **kwargs: Any) -> Schema:
+    """A move field that takes one of some words or null (Enka's ``color``, Ekö's ``expect``) gets
+    one component per game and field, referenced from every move that has it: inline, each move
+    made a generated client define an identical class of its own (three for Enka's colour)."""
+    schemas = result["components"]["schemas"]
+    for game in RULES:
+        for name in [n for n in schemas if n.startswith(camel(game)) and n.endswith("Move")]:
+            for field, prop in schemas[name].get("properties", {}).items():
+                if prop.get("type") != ["string", "null"] or None not in prop.get("enum", []):
+                    continue
+                component = camel(game, field)
+                words = [w for w in prop["enum"] if w is not None]
+                assert schemas.setdefault(component, {"type": "string", "enum": words})["enum"] == words, component
+                described = {"description": prop["description"]} if "description" in prop else {}
+                schemas[name]["properties"][field] = {"oneOf": [ref(component), {"type": "null"}], **described}
+    return result
+
+
 #: The seed of the match each move example comes from (tests/api/test_openapi_examples.py replays it).
 EXAMPLE_SEED = 20_251_201
 EXAMPLE_VERSION = 4  # a 2-seat match just started: created, seat 0 taken, seat 1 taken, started

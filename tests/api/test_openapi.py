@@ -204,3 +204,17 @@ def test_the_public_catalogue_declares_no_security():
     for path in ("/api/v1/games", "/api/v1/games/{game}", "/api/v1/games/{game}/components"):
         assert paths[path]["get"]["security"] == [], path
     assert paths["/api/v1/matches"]["post"]["security"] != []
+
+
+def test_a_nullable_enum_is_one_component():
+    """Inline, Enka's nullable `color` made openapi-python-client define three identical classes."""
+    schemas = _schema()["components"]["schemas"]
+    inline = [
+        f"{name}.{field}"
+        for name, component in schemas.items()
+        for field, prop in component.get("properties", {}).items()
+        if "enum" in prop and None in prop["enum"]
+    ]
+    assert inline == []
+    colours = [schemas[m]["properties"]["color"] for m in ("EnkaPlayMove", "EnkaDrawMove", "EnkaPlayDrawnMove")]
+    assert all(c["oneOf"] == [{"$ref": "#/components/schemas/EnkaColor"}, {"type": "null"}] for c in colours)
