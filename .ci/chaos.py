@@ -295,9 +295,9 @@ class World:
         started = time.monotonic()
         try:
             with urllib.request.urlopen(request, timeout=timeout) as response:
-                raw, status, headers = response.read(), response.status, dict(response.headers)
+                raw, status, headers = response.read(), response.status, _titled(response.headers)
         except urllib.error.HTTPError as error:
-            raw, status, headers = error.read(), error.code, dict(error.headers)
+            raw, status, headers = error.read(), error.code, _titled(error.headers)
         except (urllib.error.URLError, OSError):
             return 0, {}, None, time.monotonic() - started
         try:
@@ -333,6 +333,11 @@ class World:
                 last[seat] = at
         timeouts = sum(1 for r in records if r[1] == "timeout")
         return f"{version} records gap-free, {timeouts} timeouts, none doubled"
+
+
+def _titled(headers: Any) -> dict[str, str]:
+    """Header names as `Content-Type`, whatever case the server sent (the front sends them lower-case)."""
+    return {name.title(): value for name, value in headers.items()}
 
 
 def _redis_ping(port: int) -> bool:
@@ -414,11 +419,13 @@ def _expect_503(world: World, token: str, match_id: str, what: str) -> None:
 def scenario_database_outage(world: World, token: str) -> None:
     log("3. the database hangs, then refuses, then comes back")
     match_id = bot_match(world, token)
-    world.proxy.set("hang")
-    _expect_503(world, token, match_id, "hung database")
-    world.proxy.set("refuse")
-    _expect_503(world, token, match_id, "refused database")
-    world.proxy.set("pass")
+    try:
+        world.proxy.set("hang")
+        _expect_503(world, token, match_id, "hung database")
+        world.proxy.set("refuse")
+        _expect_503(world, token, match_id, "refused database")
+    finally:
+        world.proxy.set("pass")  # the later scenarios need the database, whatever happened here
     took = time.monotonic()
     wait_for("recovery", lambda: world.call("GET", f"/api/v1/matches/{match_id}", token=token)[0] == 200, 60)
     log(f"   recovered {time.monotonic() - took:.1f}s after the database came back")
