@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import argparse
 import os
+import socket
+import sys
 from typing import Any
 
 import uvicorn
@@ -37,6 +39,7 @@ import uvicorn
 from front.protocol import FrontProtocol
 
 APP = "front.app:application"
+EX_CONFIG = 78  # sysexits.h: bin/run's supervisor never restarts a process that ends with it
 GRACEFUL_S = 3
 OPTIONS: dict[str, Any] = {
     "lifespan": "on",
@@ -70,11 +73,23 @@ def _logging() -> None:
     configure_logging(settings.LOGGING_CONFIG, settings.LOGGING)
 
 
+def _can_listen(host: str, port: int) -> None:
+    """End at once, with `EX_CONFIG`, when the port is taken: uvicorn would find out only after
+    loading Django (seconds on a busy machine), and a supervisor cannot tell that from a crash."""
+    try:
+        with socket.create_server((host, port)):
+            pass
+    except OSError as error:
+        print(f"python -m front: cannot listen on {host}:{port}: {error.strerror or error}", file=sys.stderr)
+        raise SystemExit(EX_CONFIG) from None
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m front", description="Serve Tabula (the front) with uvicorn.")
     parser.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
     parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
     parser.add_argument("--workers", type=int, default=None, help="processes (default: WEB_WORKERS, else 2)")
     args = parser.parse_args(argv)
+    _can_listen(args.host, args.port)
     _logging()
     uvicorn.run(APP, host=args.host, port=args.port, workers=args.workers or workers(), **OPTIONS)
