@@ -14,7 +14,11 @@ because the match in the path decides the game and the same JSON can be a move o
 Everything here follows the engines: moves from ``Rules.moves`` (`MoveSpec`), views from the
 TypedDict the engine's ``view`` returns (or, while an engine's ``view`` is annotated as plain
 JSON, the ``<Game>View`` TypedDict of its module), results from `Outcome` plus the members a
-page adds (a ``<Game>Result`` TypedDict of the engine module when there is one).
+page adds (a ``<Game>Result`` TypedDict of the engine module when there is one). A move member that
+is an object (Ecos's ``answers`` and ``choice``) has the schema of the TypedDict its `kit.arg`
+names as ``shape``. ``MatchOptions`` (a match's ``options``) and ``Result`` merge every game's
+catalogue and result members into one closed object each, so that a generated client reads
+``match.options.target_score`` with no cast. Nothing an engine sends is an untyped object.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ from drf_spectacular.utils import Direction
 from rest_framework import serializers
 
 from rules import RULES
-from rules.base import MoveField, MoveSpec, Rules
+from rules.base import MoveField, MoveSpec, Option, Rules
 
 Schema = dict[str, Any]
 PROBLEM = "application/problem+json"
@@ -69,12 +73,12 @@ def camel(*parts: str) -> str:
 # --- moves ----------------------------------------------------------------------------------------
 
 
-def _items(spec: MoveField) -> Schema:
+def _items(spec: MoveField, convert: _Converter) -> Schema:
     item: Schema = {"type": "string"}
     if spec.type == "integer_list":
         item = {"type": "integer", **_int_bounds(spec)}
     elif spec.type == "object_list":
-        item = {"type": "object", "additionalProperties": {}}
+        item = convert.of(spec.shape)
     if spec.choices is not None:
         item["enum"] = list(spec.choices)
     return item
@@ -85,12 +89,13 @@ def _int_bounds(spec: MoveField) -> Schema:
     return {k: v for k, v in bounds.items() if v is not None}
 
 
-def move_field_schema(spec: MoveField) -> Schema:
+def move_field_schema(spec: MoveField, convert: _Converter) -> Schema:
+    """A move member; an object (or object item) has the schema of its ``shape`` TypedDict."""
     out: Schema
     if spec.type.endswith("_list"):
-        out = {"type": "array", "items": _items(spec)}
+        out = {"type": "array", "items": _items(spec, convert)}
     elif spec.type == "object":
-        out = {"type": "object", "additionalProperties": {}}
+        out = dict(convert.of(spec.shape))
     else:
         out = {"type": spec.type}
         if spec.type == "integer":
@@ -104,10 +109,10 @@ def move_field_schema(spec: MoveField) -> Schema:
     return out
 
 
-def move_schema(rules: Rules[Any, Any, Any], spec: MoveSpec) -> Schema:
+def move_schema(rules: Rules[Any, Any, Any], spec: MoveSpec, convert: _Converter) -> Schema:
     """One move type: a closed object whose ``type`` is the move type."""
     properties: Schema = {"type": {"type": "string", "enum": [spec.type]}}
-    properties.update({f.name: move_field_schema(f) for f in spec.fields})
+    properties.update({f.name: move_field_schema(f, convert) for f in spec.fields})
     return {
         "type": "object",
         "title": camel(rules.name, spec.type, "move"),
@@ -297,10 +302,11 @@ def state_schema(rules: Rules[Any, Any, Any], view: Schema) -> Schema:
 def game_components(rules: Rules[Any, Any, Any]) -> dict[str, Schema]:
     g = camel(rules.name)
     out: dict[str, Schema] = {}
+    convert = _Converter(g, out)
     names = []
     for spec in rules.moves:
         name = camel(rules.name, spec.type, "move")
-        out[name] = move_schema(rules, spec)
+        out[name] = move_schema(rules, spec, convert)
         names.append(name)
     out[g + "Move"] = {
         "description": f"A {rules.title} move: one of its move types, by `type`.",
@@ -310,7 +316,6 @@ def game_components(rules: Rules[Any, Any, Any]) -> dict[str, Schema]:
             "mapping": {spec.type: REF + n for spec, n in zip(rules.moves, names, strict=True)},
         },
     }
-    convert = _Converter(g, out)
     typed = _engine_typeddict(rules, rules.view, "View")
     view = convert.typeddict(typed) if typed is not None else {"type": "object", "additionalProperties": {}}
     if "$ref" not in view:
@@ -335,15 +340,23 @@ def game_schemas() -> dict[str, Schema]:
             "additionalProperties": False,
         },
     }
-    out["Result"] = {
-        "type": "object",
-        "description": "The result (docs/api.md); a rules page may add members: see `EkkoResult`, `EcosResult`…",
-        "properties": result_base(),
-        "required": ["winners", "ranking", "scores", "reason"],
-        "additionalProperties": {},
-    }
     for rules in RULES.values():
         out.update(game_components(rules))
+    out["Result"] = {
+        "type": "object",
+        "description": "The result (docs/api.md), with the members each game's rules page adds (see "
+        "`EkkoResult`, `EcosResult`…: a match's `game` says which).",
+        "properties": _merged([(rules.title, out[camel(g, "Result")]["properties"]) for g, rules in RULES.items()]),
+        "required": ["winners", "ranking", "scores", "reason"],
+        "additionalProperties": False,
+    }
+    out["MatchOptions"] = {
+        "type": "object",
+        "description": "A match's options: the members of its game's catalogue entry (`GET games`), each "
+        "optional (the catalogue's default applies). Each member names the games that have it.",
+        "properties": _merged([(rules.title, options_schema(rules)) for rules in RULES.values()]),
+        "additionalProperties": False,
+    }
     games = [camel(g) for g in RULES]
     out["Move"] = {
         "description": (
@@ -357,6 +370,65 @@ def game_schemas() -> dict[str, Schema]:
         "oneOf": [ref(g + "State") for g in games],
         "discriminator": {"propertyName": "game", "mapping": {g: REF + camel(g) + "State" for g in RULES}},
     }
+    return out
+
+
+def option_schema(option: Option) -> Schema:
+    """One option as a member of `MatchOptions` (its catalogue entry says the same, as data)."""
+    out: Schema
+    if option.type == "seat_or_random":
+        out = {"anyOf": [{"type": "integer", "minimum": 0}, {"type": "string", "enum": ["random"]}]}
+    elif option.type == "object":
+        # `setup`, a test fixture whose shape its rules page gives (and which a live match's answer
+        # replaces with a sentence), is any JSON value.
+        out = _Converter("", {}).of(option.shape) if option.shape is not None else {}
+    else:
+        out = {"type": option.type}
+        if option.choices is not None:
+            out["enum"] = list(option.choices)
+        out.update({k: v for k, v in (("minimum", option.minimum), ("maximum", option.maximum)) if v is not None})
+        if option.default is None:
+            out = nullable(out)
+    return {**out, "description": option.description}
+
+
+def options_schema(rules: Rules[Any, Any, Any]) -> Schema:
+    return {option.name: option_schema(option) for option in rules.options}
+
+
+def _merged(members: list[tuple[str, Schema]]) -> Schema:
+    """Members of several games' objects as one object's: a member the games type alike is one
+    schema, widened to every game's bounds and words; one they type differently (EKKO's `rematch`
+    is a word, Enka's a boolean) is ``anyOf`` them. Descriptions say which game has what."""
+    by_name: dict[str, list[tuple[str, Schema]]] = {}
+    for title, properties in members:
+        for name, schema in properties.items():
+            by_name.setdefault(name, []).append((title, schema))
+    out: Schema = {}
+    for name, found in by_name.items():
+        shapes: list[Schema] = []
+        for _, schema in found:
+            bare = {k: v for k, v in schema.items() if k != "description"}
+            same = next((s for s in shapes if s.get("type") == bare.get("type") and "anyOf" not in bare), None)
+            if same is None:
+                shapes.append(bare)
+                continue
+            for bound, pick in (("minimum", min), ("maximum", max)):
+                if bound in same:
+                    same[bound] = pick(same[bound], bare[bound]) if bound in bare else same.pop(bound)
+            if "enum" in same:
+                same["enum"] += [w for w in bare.get("enum", []) if w not in same["enum"]]
+        merged = shapes[0] if len(shapes) == 1 else {"anyOf": shapes}
+        said = {s["description"] for _, s in found if s.get("description")}
+        if len(said) > 1:
+            text = "; ".join(f"{title}: {s['description']}" for title, s in found if s.get("description"))
+        else:
+            text = next(iter(said), "")
+        if len(found) < len(members):
+            text = f"({', '.join(title for title, _ in found)}) {text}".strip()
+        if text:
+            merged["description"] = text
+        out[name] = merged
     return out
 
 
@@ -390,6 +462,26 @@ class MoveFieldExtension(_RefField, OpenApiSerializerFieldExtension):
 class StateFieldExtension(_RefField, OpenApiSerializerFieldExtension):
     target_class = StateJSONField
     component = "MatchState"
+
+
+class OptionsJSONField(serializers.DictField):
+    """A new match's options (its game's engine checks them: 400 ``invalid_options``)."""
+
+
+class OptionsFieldExtension(_RefField, OpenApiSerializerFieldExtension):
+    target_class = OptionsJSONField
+    component = "MatchOptions"
+
+
+class OptionValueField(serializers.JSONField):
+    """A value an option may take (a word, a number or a boolean)."""
+
+
+class OptionValueFieldExtension(OpenApiSerializerFieldExtension):
+    target_class = OptionValueField
+
+    def map_serializer_field(self, auto_schema: AutoSchema, direction: Direction) -> Schema:
+        return {"anyOf": [{"type": "string"}, {"type": "integer"}, {"type": "boolean"}]}
 
 
 class TabulaAutoSchema(AutoSchema):

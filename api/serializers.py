@@ -27,6 +27,7 @@ class ProblemSerializer(serializers.Serializer):
 
 
 RESULT = {"$ref": "#/components/schemas/Result"}  # api.schema: per game, `EkkoResult`…
+OPTIONS = {"$ref": "#/components/schemas/MatchOptions"}  # api.schema: every game's options
 DEADLINES = {"$ref": "#/components/schemas/Deadlines"}
 
 
@@ -125,6 +126,7 @@ class MatchSerializer(OutputModelSerializer):
             "rematch",
         ]
 
+    @extend_schema_field(OPTIONS)
     def get_options(self, match: Match) -> dict[str, Any]:
         # A `setup` fixture is the deal itself: hidden like the seed while the match is live.
         if match.is_live and "setup" in match.options:

@@ -157,6 +157,7 @@ class Option:
     maximum: int | None = None
     choices: tuple[Any, ...] | None = None
     restricted: bool = False  # `setup`: test settings or staff only, and the match is unrated
+    shape: Any = None  # an `object` option's Python type (``list[int]``), for the OpenAPI document
 
     def to_json(self) -> JSON:
         out: JSON = {"name": self.name, "type": self.type, "default": self.default, "description": self.description}
@@ -186,6 +187,7 @@ class MoveField:
     minimum: int | None = None
     maximum: int | None = None
     nullable: bool = False  # null is a value (Ekö's ``emperor_swap`` ``with``)
+    shape: Any = None  # an object's (or each object item's) TypedDict, for the OpenAPI document
 
 
 @dataclass(frozen=True, slots=True)

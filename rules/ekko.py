@@ -87,8 +87,10 @@ GAME_OVER: Literal["game_over"] = "game_over"
 NORMAL: Literal["normal"] = "normal"
 AGAIN: Literal["again"] = "again"
 FREE: Literal["free"] = "free"
-WENT_OUT = "went_out"  # R1
-PILE_EMPTY = "draw_pile_empty"  # R2
+RoundEnd = Literal["went_out", "draw_pile_empty"]
+WENT_OUT: RoundEnd = "went_out"  # R1
+PILE_EMPTY: RoundEnd = "draw_pile_empty"  # R2
+How = Literal["start", "play", "mirror"]  # how a card reached the play area
 
 Phase = Literal["turn", "reaction", "game_over"]
 Obligation = Literal["normal", "again", "free"]
@@ -188,7 +190,7 @@ class RoundSummary:
     """The public `round_ended` summary (§1.7.8), kept for the view's ``last_round``."""
 
     round: int
-    reason: str
+    reason: RoundEnd
     went_out: Seat | None
     hands: tuple[tuple[int, ...] | None, ...]  # None for a resigned seat (§0.6: not shown)
     round_points: tuple[int, ...]
@@ -211,7 +213,7 @@ class State:
     draw_pile: tuple[int, ...]  # index 0 is the top
     area: tuple[int, ...]  # the play area, last element on top
     area_by: tuple[Seat, ...]  # who placed each card
-    area_how: tuple[str, ...]  # start | play | mirror
+    area_how: tuple[How, ...]
     removed: tuple[tuple[int, ...], ...]  # face-down mirror discards, sorted
     locked: tuple[tuple[int, ...], ...]  # strict-mode penalty cards, a subset of the hand
     aside: tuple[tuple[int, ...], ...]  # hands set aside by resignation (§0.6)
@@ -284,6 +286,48 @@ class SeatView(TypedDict):
     active: bool
 
 
+class TopView(TypedDict):
+    """The top card of the play area: who placed it (the dealer, for the start card) and how."""
+
+    card: int
+    by: int
+    how: How
+
+
+class ReactionView(TypedDict):
+    """The open last-card window (§1.7.3); who answered it stays secret."""
+
+    emptied: int
+    card: int
+    deadline: str | None
+    you_answered: bool | None  # the viewer's own answer; null for the seat that emptied and for spectators
+
+
+class RoundSummaryView(TypedDict):
+    """The `round_ended` summary (§1.6): every active hand (null for a resigned seat) and the points."""
+
+    round: int
+    reason: RoundEnd
+    went_out: int | None
+    hands: list[list[int] | None]
+    round_points: list[int]
+    totals: list[int]
+    next_dealer: int
+
+
+class OptionsView(TypedDict):
+    """The match options as the engine reads them, without `setup` (§1.7.1)."""
+
+    target_score: int
+    first_dealer: int | Literal["random"]
+    allow_self_mirror: bool
+    reaction_draw_stacks: bool
+    reaction_window_s: int
+    auto_forced_draw: bool
+    strict: bool
+    tie_policy: Literal["shared", "rematch"]
+
+
 class EkkoView(TypedDict):
     """What one seat (or a spectator) sees (§1.8)."""
 
@@ -296,7 +340,7 @@ class EkkoView(TypedDict):
     awaiting: list[int]
     obligation: str | None
     required: str | None
-    top: dict[str, Any]
+    top: TopView
     play_area: list[int]
     mirror_of_top: int | None
     mirror_of_top_public_dead: bool
@@ -305,10 +349,10 @@ class EkkoView(TypedDict):
     my_removed: list[int]
     my_locked: list[int]
     seats: list[SeatView]
-    reaction: dict[str, Any] | None
+    reaction: ReactionView | None
     target_score: int
-    last_round: dict[str, Any] | None
-    options: dict[str, Any]
+    last_round: RoundSummaryView | None
+    options: OptionsView
 
 
 # --- 3. setup -------------------------------------------------------------------------------
@@ -561,15 +605,21 @@ def outcome(state: State) -> Outcome | None:
     return Outcome(winners=ranking[0], ranking=ranking, scores=state.scores, reason=reason, extra=extra)
 
 
-def _options_json(config: Config) -> JSON:
+def _options_json(config: Config) -> OptionsView:
     """The options as `parse_config` reads them, in catalogue order; `setup` is `dump_options`' business."""
-    out: JSON = {o.name: getattr(config, o.name) for o in OPTIONS if o.name != "setup"}
-    if config.first_dealer is None:
-        out["first_dealer"] = "random"
-    return out
+    return {
+        "target_score": config.target_score,
+        "first_dealer": "random" if config.first_dealer is None else config.first_dealer,
+        "allow_self_mirror": config.allow_self_mirror,
+        "reaction_draw_stacks": config.reaction_draw_stacks,
+        "reaction_window_s": config.reaction_window_s,
+        "auto_forced_draw": config.auto_forced_draw,
+        "strict": config.strict,
+        "tie_policy": config.tie_policy,
+    }
 
 
-def _summary_json(summary: RoundSummary) -> JSON:
+def _summary_json(summary: RoundSummary) -> RoundSummaryView:
     return {
         "round": summary.round,
         "reason": summary.reason,
@@ -666,7 +716,7 @@ def _remove(items: tuple[int, ...], card: int) -> tuple[int, ...]:
     return items[:i] + items[i + 1 :]
 
 
-def _place(d: Draft[State], seat: Seat, card: int, how: str) -> None:
+def _place(d: Draft[State], seat: Seat, card: int, how: How) -> None:
     """Take ``card`` from the seat's hand onto the play area; the seat is now `last_placer`."""
     st = d.state
     d.set(
@@ -705,7 +755,7 @@ def _handed_on(
     draw_pile: tuple[int, ...],
     area: tuple[int, ...],
     area_by: tuple[Seat, ...],
-    area_how: tuple[str, ...],
+    area_how: tuple[How, ...],
 ) -> State | None:
     """The hot path: ``seat``'s turn ends and the next active seat's begins, in one copy.
 
@@ -781,7 +831,7 @@ def _publicly_stuck(state: State, seat: Seat) -> bool:
     return _stuck(state.hands[seat], state.locked[seat], state.area, state.obligation)
 
 
-def _end_round(d: Draft[State], reason: str, went_out: Seat | None) -> None:
+def _end_round(d: Draft[State], reason: RoundEnd, went_out: Seat | None) -> None:
     """Score the round (§1.6), then end the game or deal the next round."""
     st = d.state
     active = st.active
@@ -1192,7 +1242,7 @@ def _round_setup_json(r: RoundSetup) -> JSON:
 
 def dump_options(config: Config) -> JSON:
     """The options that `parse_config` turns back into ``config``."""
-    out = _options_json(config)
+    out: JSON = {**_options_json(config)}
     if config.setup is not None:
         fixture = _round_setup_json(config.setup.first)
         if config.setup.scores is not None:
@@ -1327,6 +1377,12 @@ def invariant_violations(state: State) -> list[str]:
     return out
 
 
+def _hows(cards: int, top: How) -> tuple[How, ...]:
+    """How the play area's cards came there, as far as the rules care: only the top's matters."""
+    plays: list[How] = ["play"] * (cards - 1)
+    return (*plays, top)
+
+
 def determinize(v: JSON, seat: Seat, gen: random.Random) -> State:
     """A full state consistent with ``seat``'s view, every hidden card sampled from ``gen``."""
     seats = v["seats"]
@@ -1376,7 +1432,7 @@ def determinize(v: JSON, seat: Seat, gen: random.Random) -> State:
         draw_pile=pile,
         area=area,
         area_by=(top["by"],) * len(area),  # only the top's placer matters to the rules
-        area_how=("play",) * (len(area) - 1) + (top["how"],),
+        area_how=_hows(len(area), top["how"]),
         removed=tuple(removed),
         locked=tuple(locked),
         aside=tuple(aside),

@@ -61,7 +61,7 @@ import random
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, ClassVar, TypedDict
+from typing import Any, ClassVar, Literal, TypedDict
 
 from rules.base import (
     JSON,
@@ -185,19 +185,22 @@ class Config:
     max_rounds: int | None
     first_dealer: int | None  # None: random (§2.3)
     hand_size: int
-    start_card: str
-    take5_mode: str
+    start_card: Literal["redraw", "apply"]
+    take5_mode: Literal["coloured", "wild"]
     symbol_match: bool
     jump_in: bool
-    reshuffle: str
+    reshuffle: Literal["once", "unlimited", "none"]
     round_move_cap: int
     one_penalty: int
     strict: bool
-    tie_policy: str
+    tie_policy: Literal["shared", "rematch"]
     max_players_override: bool
     setup: SetupRound | None
     next_rounds: tuple[SetupRound, ...]
     setup_scores: tuple[int, ...] | None
+
+
+RoundEnd = Literal["went_out", "exhausted", "move_cap"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,14 +208,14 @@ class RoundSummary:
     """The last `round_ended` summary (§2.7.8), shown in every view as `last_round`."""
 
     round: int
-    reason: str  # went_out, exhausted, move_cap
+    reason: RoundEnd
     winner: int | None
     hands: tuple[tuple[str, ...] | None, ...]  # None for a resigned seat
     round_points: tuple[int, ...]
     totals: tuple[int, ...]
     next_dealer: int | None
 
-    def to_json(self) -> JSON:
+    def to_json(self) -> RoundSummaryView:
         """The summary as the `round_ended` event and the view show it."""
         return {
             "round": self.round,
@@ -354,6 +357,37 @@ class SeatView(TypedDict):
     active: bool
 
 
+class RoundSummaryView(TypedDict):
+    """The `round_ended` summary (§2.7.8): every active hand (null for a resigned seat) and the points."""
+
+    round: int
+    reason: RoundEnd
+    winner: int | None
+    hands: list[list[str] | None]
+    round_points: list[int]
+    totals: list[int]
+    next_dealer: int | None
+
+
+class OptionsView(TypedDict):
+    """The match options as the engine reads them, without `setup` (§2.7.1)."""
+
+    target_score: int
+    max_rounds: int | None
+    first_dealer: int | Literal["random"]
+    hand_size: int
+    start_card: Literal["redraw", "apply"]
+    take5_mode: Literal["coloured", "wild"]
+    symbol_match: bool
+    jump_in: bool
+    reshuffle: Literal["once", "unlimited", "none"]
+    round_move_cap: int
+    one_penalty: int
+    strict: bool
+    tie_policy: Literal["shared", "rematch"]
+    max_players_override: bool
+
+
 class EnkaView(TypedDict):
     game: str
     round: int
@@ -373,11 +407,11 @@ class EnkaView(TypedDict):
     drawn: str | None
     seats: list[SeatView]
     target_score: int
-    last_round: JSON | None
+    last_round: RoundSummaryView | None
     victims_of_top: list[int]
     moves_this_round: int
     end_reason: str | None
-    options: JSON
+    options: OptionsView
 
 
 # --- 3. setup -------------------------------------------------------------------------------
@@ -517,12 +551,30 @@ def _dump_setup_round(r: SetupRound) -> JSON:
     return out
 
 
-def _dump_options(cfg: Config, *, public: bool) -> JSON:
-    """The options as JSON, in `OPTIONS` order; ``public`` leaves out `setup` (it names every hand)."""
-    out: JSON = {o.name: getattr(cfg, o.name) for o in OPTIONS if o.name != "setup"}
-    if cfg.first_dealer is None:
-        out["first_dealer"] = "random"
-    if not public and cfg.setup is not None:
+def _options_view(cfg: Config) -> OptionsView:
+    """The options as the view shows them, in `OPTIONS` order, without `setup` (it names every hand)."""
+    return {
+        "target_score": cfg.target_score,
+        "max_rounds": cfg.max_rounds,
+        "first_dealer": "random" if cfg.first_dealer is None else cfg.first_dealer,
+        "hand_size": cfg.hand_size,
+        "start_card": cfg.start_card,
+        "take5_mode": cfg.take5_mode,
+        "symbol_match": cfg.symbol_match,
+        "jump_in": cfg.jump_in,
+        "reshuffle": cfg.reshuffle,
+        "round_move_cap": cfg.round_move_cap,
+        "one_penalty": cfg.one_penalty,
+        "strict": cfg.strict,
+        "tie_policy": cfg.tie_policy,
+        "max_players_override": cfg.max_players_override,
+    }
+
+
+def _dump_options(cfg: Config) -> JSON:
+    """The options as JSON, in `OPTIONS` order, with the `setup` fixture (states only, never a view)."""
+    out: JSON = {**_options_view(cfg)}
+    if cfg.setup is not None:
         setup = _dump_setup_round(cfg.setup)
         if cfg.setup_scores is not None:
             setup["scores"] = list(cfg.setup_scores)
@@ -713,7 +765,7 @@ def view(state: State, viewer: Seat | None, timer_deadline: str | None = None) -
         "victims_of_top": list(state.victims_of_top),
         "moves_this_round": state.moves_this_round,
         "end_reason": state.end_reason,
-        "options": _dump_options(cfg, public=True),
+        "options": _options_view(cfg),
     }
 
 
@@ -843,7 +895,7 @@ def _resolve(d: Draft[State], seats: State, x: Seat, card: str, went_out: bool) 
     return _next_seat(seats, after)
 
 
-def _end_round(d: Draft[State], reason: str, winner: Seat | None) -> None:
+def _end_round(d: Draft[State], reason: RoundEnd, winner: Seat | None) -> None:
     """Score the round (§2.6); then either end the game or leave the next deal due (``round_over``)."""
     s = d.state
     cfg, n = s.config, s.config.players
@@ -1167,7 +1219,7 @@ def dump_state(state: State) -> JSON:
     return {
         "game": "enka",
         "players": state.config.players,
-        "options": _dump_options(state.config, public=False),
+        "options": _dump_options(state.config),
         "seed": state.seed,
         "round": state.round,
         "rounds_dealt": state.rounds_dealt,

@@ -119,7 +119,8 @@ class Arg:
     values a type cannot express, like a hex key or a card id); ``dump`` is its inverse.
     ``type`` overrides the derived JSON type (for members that ``parse`` builds). ``nullable``
     overrides whether null is a value: ``False`` for an optional member (``X | None`` with a
-    default) that may be left out but never sent as null.
+    default) that may be left out but never sent as null. ``shape`` is the TypedDict of an
+    ``object`` member (or of each item of an ``object_list``): the OpenAPI document's schema of it.
     """
 
     description: str = ""
@@ -130,6 +131,7 @@ class Arg:
     dump: Callable[[Any], Any] | None = None
     type: FieldType | None = None
     nullable: bool | None = None
+    shape: Any = None
 
 
 _ARG = "tabula.arg"
@@ -146,6 +148,7 @@ def arg(
     dump: Callable[[Any], Any] | None = None,
     type: FieldType | None = None,
     nullable: bool | None = None,
+    shape: Any = None,
 ) -> Any:
     """A move dataclass field with codec metadata (``card: int = arg("the card", minimum=1)``).
 
@@ -162,7 +165,7 @@ def arg(
     >>> codec.specs[0].fields[0].nullable
     False
     """
-    meta = {_ARG: Arg(description, minimum, maximum, choices, parse, dump, type, nullable)}
+    meta = {_ARG: Arg(description, minimum, maximum, choices, parse, dump, type, nullable, shape)}
     return dataclasses.field(default=default, metadata=meta)
 
 
@@ -322,6 +325,7 @@ class MoveCodec(Generic[S]):
                             m.arg.minimum,
                             m.arg.maximum,
                             m.nullable,
+                            m.arg.shape,
                         )
                         for m in members
                     ),

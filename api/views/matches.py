@@ -20,7 +20,7 @@ from rest_framework.views import APIView
 
 from api import idempotency
 from api.authentication import caller, viewer
-from api.schema import MoveJSONField, StateJSONField
+from api.schema import MoveJSONField, OptionsJSONField, OptionValueField, StateJSONField
 from api.serializers import EventSerializer, MatchSerializer, ProblemSerializer, TimeControlSerializer
 from core.errors import NotFound
 from games import selectors
@@ -58,7 +58,7 @@ class GameOptionSerializer(serializers.Serializer):
     description = serializers.CharField()
     minimum = serializers.IntegerField(required=False)
     maximum = serializers.IntegerField(required=False)
-    choices = serializers.ListField(child=serializers.JSONField(), required=False)
+    choices = serializers.ListField(child=OptionValueField(), required=False)
     restricted = serializers.BooleanField(required=False, help_text="`setup`: test settings or staff only.")
 
 
@@ -160,7 +160,7 @@ class MatchCreateSerializer(serializers.Serializer):
 
     game = serializers.CharField(help_text="A game id from GET /api/v1/games.")
     players = serializers.IntegerField(min_value=1, max_value=16)
-    options = serializers.DictField(required=False, default=dict)
+    options = OptionsJSONField(required=False, default=dict)
     bots = BotSerializer(many=True, required=False)
     time_control = TimeControlField(required=False, allow_null=True, default=None)
     private = serializers.BooleanField(

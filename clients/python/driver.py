@@ -28,8 +28,8 @@ from tabula_client.models import (
     EnkaState,
     Match,
     MatchCreateRequest,
-    MatchCreateRequestOptions,
     MatchJoinInputRequest,
+    MatchOptions,
     MoveSubmitInputRequest,
     MoveSubmitOutput,
 )
@@ -64,7 +64,7 @@ def play(base_url: str, game: str) -> int:
     """One two-seat match of ``game`` to its end; returns the number of moves played."""
     tag = uuid.uuid4().hex[:8]
     players = [register(base_url, f"ann-{tag}"), register(base_url, f"ben-{tag}")]
-    options = MatchCreateRequestOptions.from_dict(SHORT.get(game, {}))
+    options = MatchOptions.from_dict(SHORT.get(game, {}))
     match = matches_create.sync(client=players[0], body=MatchCreateRequest(game=game, players=2, options=options))
     if not isinstance(match, Match):
         raise SystemExit(f"create a {game} match: {match!r}")

@@ -6,7 +6,7 @@ import json
 import random
 from functools import lru_cache
 
-from rules.base import JSON, Seat
+from rules.base import JSON, Outcome, Seat
 from rules.ecos.board import Tile, hex_key
 from rules.ecos.cards import CARD_IDS, CARDS, SPECIES_IDS
 from rules.ecos.engine import _drafting, _keep, awaiting, outcome
@@ -16,14 +16,19 @@ from rules.ecos.model import (
     TOKENS,
     Answer,
     Config,
+    EcosResult,
     EcosView,
     InPlay,
     Move,
     Prompt,
+    PromptView,
+    RespondStatusView,
     SeatState,
     SeatView,
     State,
     Task,
+    TaskView,
+    TileView,
     back_of,
 )
 from rules.kit import MoveCodec
@@ -38,7 +43,7 @@ _BLUE = frozenset(_BY_BACK["blue"])
 # --- 4. queries: the view (§B10, §B11) ----------------------------------------------------------------------
 
 
-def _prompt_view(state: State, me: Seat | None, waiting: list[int]) -> JSON | None:
+def _prompt_view(state: State, me: Seat | None, waiting: list[int]) -> PromptView | None:
     """The open prompt as ``me`` may see it (§B10 prompt fields)."""
     phase = state.phase
     if phase == "respond":
@@ -49,7 +54,7 @@ def _prompt_view(state: State, me: Seat | None, waiting: list[int]) -> JSON | No
             "replaced": list(state.replaced),
         }
     if phase == "draft":
-        out: JSON = {
+        out: PromptView = {
             "type": "draft_pick",
             "seats": waiting,
             "keep": _keep(state),
@@ -72,16 +77,26 @@ def _prompt_view(state: State, me: Seat | None, waiting: list[int]) -> JSON | No
         return None
     out = {"type": p.type, "seats": [p.seat]}
     if p.type == "eco_confirm":
-        out.update(
-            card=p.card, slot=p.slot, move_cube_from=({"card": p.src_card, "slot": p.src_slot} if p.src_card else None)
-        )
+        out["card"], out["slot"] = p.card, p.slot
+        out["move_cube_from"] = {"card": p.src_card, "slot": p.src_slot} if p.src_card else None
     elif p.type == "effect_choice":
         step = CARDS[p.card].effects[p.step]
-        out.update(card=p.card, step=p.step, op=step.op, remaining=p.remaining, can_stop=step.optional)
+        out["card"], out["step"], out["op"] = p.card, p.step, step.op
+        out["remaining"], out["can_stop"] = p.remaining, step.optional
     elif p.type == "gain_card_keep":
         out["revealed_backs"] = [back_of(c) for c in p.revealed]
         out["revealed"] = list(p.revealed) if me == p.seat else None
     return out
+
+
+def _result_view(result: Outcome) -> EcosResult:
+    return {
+        "winners": sorted(result.winners),
+        "ranking": [sorted(group) for group in result.ranking],
+        "scores": list(result.scores),
+        "reason": result.reason,
+        "tiebreak_draws": result.extra["tiebreak_draws"],
+    }
 
 
 def view(state: State, viewer: Seat | None, timer_deadline: str | None = None) -> EcosView:
@@ -104,7 +119,7 @@ def view(state: State, viewer: Seat | None, timer_deadline: str | None = None) -
                 "pack_size": len(state.packs[s]) if phase == "draft" else None,
             }
         )
-    respond_status = None
+    respond_status: RespondStatusView | None = None
     if phase == "respond":
         respond_status = {
             "answered": [s for s in range(n) if s not in waiting and len(state.auto[s]) < len(state.current_draw)],
@@ -165,7 +180,7 @@ def view(state: State, viewer: Seat | None, timer_deadline: str | None = None) -
             "preset_seats": list(state.config.preset_seats),
             "start_map": state.config.start_map,
         },
-        "result": None if result is None else result.to_json(),
+        "result": None if result is None else _result_view(result),
     }
     return out
 
@@ -178,7 +193,7 @@ codec: MoveCodec[Move] = MoveCodec(*MOVE_CLASSES)
 # --- 6. codecs: states ---------------------------------------------------------------------------------
 
 
-def _tile_json(t: Tile) -> JSON:
+def _tile_json(t: Tile) -> TileView:
     """A tile as the view shows it (§B2.2)."""
     return {"terrain": t.terrain, "mountain": t.mountain, "forests": t.forests, "animal": t.animal}
 
@@ -196,9 +211,22 @@ def _step_fields(obj: Task | Prompt) -> JSON:
     return {name: getattr(obj, name) for name, default in _STEP_FIELDS if getattr(obj, name) != default}
 
 
-def _task_json(t: Task) -> JSON:
+def _task_json(t: Task) -> TaskView:
     """A resolution task as JSON (default fields left out)."""
-    return {"kind": t.kind, **_step_fields(t)}
+    out: TaskView = {"kind": t.kind}
+    if t.card:
+        out["card"] = t.card
+    if t.slot != -1:
+        out["slot"] = t.slot
+    if t.src_card:
+        out["src_card"] = t.src_card
+    if t.src_slot != -1:
+        out["src_slot"] = t.src_slot
+    if t.step != -1:
+        out["step"] = t.step
+    if t.remaining:
+        out["remaining"] = t.remaining
+    return out
 
 
 def _prompt_json(p: Prompt | None) -> JSON | None:

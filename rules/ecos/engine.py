@@ -134,6 +134,7 @@ OPTIONS = (
         [],
         "With cards: draft, the seats that get a preset hand: a JSON list of distinct seat indices"
         " (declared `object`: the catalogue has no list type)",
+        shape=list[int],
     ),
     Option("start_map", "string", "standard", "The starting tiles", choices=tuple(START_MAPS)),
     Option(

@@ -7,7 +7,7 @@ Frozen dataclasses with tuples. The move dataclasses carry their JSON shape (``T
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal, TypedDict
+from typing import Any, ClassVar, Literal, Required, TypedDict
 
 from rules.base import JSON, InvalidMove
 from rules.ecos.board import SPECIES, Hex, Tile, hex_key, parse_hex
@@ -55,7 +55,7 @@ class Config:
 
     players: int
     target_score: int
-    cards: str
+    cards: Literal["preset", "draft"]
     preset_seats: tuple[int, ...]
     start_map: str
     setup: str | None  # the `setup` fixture as canonical JSON text
@@ -86,6 +86,53 @@ class SeatState:
     resigned: bool = False
 
 
+# --- JSON shapes of move parts (§B4.1, §B8.1) --------------------------------------------------------
+
+
+class CubeAt(TypedDict):
+    """A cube's place: a slot of a card in a tableau."""
+
+    card: str
+    slot: int
+
+
+class AnswerJSON(TypedDict, total=False):
+    """One `respond` answer: place a cube on ``card``'s ``slot`` (optionally moved from
+    ``move_cube_from``), or rotate the dial, for drawn token ``token`` (§B4.1)."""
+
+    token: Required[int]
+    type: Required[Literal["place", "rotate"]]
+    card: str
+    slot: int
+    move_cube_from: CubeAt
+
+
+class HexChoice(TypedDict):
+    """An `effect` choice: a hex (§B8.1)."""
+
+    hex: str
+
+
+class AnimalChoice(TypedDict):
+    """An `effect` choice: a tile and the species on it (§B8.1)."""
+
+    tile: str
+    species: str
+
+
+class TileChoice(TypedDict):
+    """An `effect` choice: a tile (§B8.1)."""
+
+    tile: str
+
+
+MoveChoice = TypedDict("MoveChoice", {"from": str, "to": str})
+MoveChoice.__doc__ = "An `effect` choice: a move from one hex to another (§B8.1)."
+
+#: An `effect` move's ``choice``, one of four shapes (the one with a species before the bare tile).
+ChoiceJSON = HexChoice | AnimalChoice | TileChoice | MoveChoice
+
+
 @dataclass(frozen=True, slots=True)
 class Answer:
     """One entry of a `respond` answer (§B4.1): a placement or a rotation for drawn token ``token``."""
@@ -97,11 +144,11 @@ class Answer:
     src_card: str = ""  # move_cube_from
     src_slot: int = -1
 
-    def to_json(self) -> JSON:
+    def to_json(self) -> AnswerJSON:
         """The answer as JSON (§B4.1)."""
         if self.kind == "rotate":
             return {"token": self.token, "type": "rotate"}
-        out: JSON = {"token": self.token, "type": "place", "card": self.card, "slot": self.slot}
+        out: AnswerJSON = {"token": self.token, "type": "place", "card": self.card, "slot": self.slot}
         if self.src_card:
             out["move_cube_from"] = {"card": self.src_card, "slot": self.src_slot}
         return out
@@ -252,7 +299,7 @@ def _answers(raw: Any) -> tuple[Answer, ...]:
     return tuple(_parse_answer(a) for a in raw)
 
 
-def _dump_answers(answers: tuple[Answer, ...]) -> list[JSON]:
+def _dump_answers(answers: tuple[Answer, ...]) -> list[AnswerJSON]:
     return [a.to_json() for a in answers]
 
 
@@ -270,8 +317,8 @@ def _choice(raw: Any) -> Choice:
         raise _bad(str(err)) from None
 
 
-def _dump_choice(choice: Choice) -> JSON:
-    return dict(choice.to_json())
+def _dump_choice(choice: Choice) -> ChoiceJSON:
+    return choice.to_json()
 
 
 def _deck_source(raw: Any) -> tuple[str, ...]:
@@ -289,7 +336,7 @@ class Choice:
     to: Hex | None = None
     species: str | None = None
 
-    def to_json(self) -> dict[str, str]:
+    def to_json(self) -> ChoiceJSON:
         if self.shape == "hex":
             return {"hex": hex_key(self.at)}
         if self.shape == "tile":
@@ -333,6 +380,7 @@ class Respond:
         parse=_answers,
         dump=_dump_answers,
         type="object_list",
+        shape=AnswerJSON,
     )
 
 
@@ -376,6 +424,7 @@ class EffectMove:
         parse=_choice,
         dump=_dump_choice,
         type="object",
+        shape=ChoiceJSON,
     )
     stop: Literal[True] | None = arg("true: stop an optional step", default=None, nullable=False)
 
@@ -466,6 +515,21 @@ def back_of(card: str) -> str:
 # --- the view (§B10, §B11) ------------------------------------------------------------------
 
 
+class InPlayView(TypedDict):
+    """A card in a tableau: its uses left and which of its slots hold a cube (§B2.5)."""
+
+    card: str
+    uses_left: int
+    cubes: list[bool]
+
+
+class BacksView(TypedDict):
+    """Cards counted by the colour of their back."""
+
+    blue: int
+    brown: int
+
+
 class SeatView(TypedDict):
     """Public data of one seat."""
 
@@ -473,10 +537,128 @@ class SeatView(TypedDict):
     score: int
     energy_available: int
     dial: int
-    status: str
-    tableau: list[JSON]
-    hand_counts: dict[str, int]
+    status: Literal["active", "resigned"]
+    tableau: list[InPlayView]
+    hand_counts: BacksView
     pack_size: int | None
+
+
+class PromptView(TypedDict, total=False):
+    """The open prompt (§B10): ``type`` and the ``seats`` it waits for, with the members of its type."""
+
+    type: Required[
+        Literal[
+            "respond",
+            "draft_pick",
+            "choose_active",
+            "eco_confirm",
+            "effect_choice",
+            "dial_gain_card",
+            "dial_reward",
+            "gain_card_source",
+            "gain_card_keep",
+        ]
+    ]
+    seats: Required[list[int]]
+    tokens: list[str]  # respond: the drawn tokens
+    replaced: list[int]  # respond, draft_pick, choose_active: per seat, replacements of a complete answer
+    keep: int  # draft_pick: cards per pick
+    back: str  # draft_pick: the colour being drafted
+    pack: list[str] | None  # draft_pick: the viewer's own pack; null for anyone else
+    choose: int | None  # choose_active: how many cards the viewer picks; null for a spectator
+    card: str  # eco_confirm, effect_choice
+    slot: int  # eco_confirm: the slot just filled
+    move_cube_from: CubeAt | None  # eco_confirm
+    step: int  # effect_choice: the effect step
+    op: str  # effect_choice: the step's operation
+    remaining: int  # effect_choice
+    can_stop: bool  # effect_choice: the step is optional
+    revealed_backs: list[str]  # gain_card_keep
+    revealed: list[str] | None  # gain_card_keep: the cards, to the seat choosing only
+
+
+class BagView(TypedDict):
+    """The bag: tokens left by element (and ``wild``), and their sum."""
+
+    remaining: dict[str, int]
+    size: int
+
+
+class TileView(TypedDict):
+    """A tile of the map (§B2.2)."""
+
+    terrain: str
+    mountain: bool
+    forests: int
+    animal: str | None
+
+
+class SupplyView(TypedDict):
+    """The general supply (§B2.2–§B2.4); ``animals`` by species."""
+
+    land: int
+    water: int
+    mountains: int
+    forests: int
+    energy: int
+    animals: dict[str, int]
+
+
+class RespondStatusView(TypedDict):
+    """Who has answered the drawn tokens, who is awaited, and whose answers were automatic rotations."""
+
+    answered: list[int]
+    awaiting: list[int]
+    auto_rotated: list[int]
+    auto_tokens: list[list[int]]
+
+
+class TaskView(TypedDict, total=False):
+    """A pending unit of the resolution (§B4.2); members at their defaults are left out."""
+
+    kind: Required[Literal["rotate", "place", "complete", "step", "gain", "finish"]]
+    card: str
+    slot: int
+    src_card: str
+    src_slot: int
+    step: int
+    remaining: int
+
+
+class ResolutionView(TypedDict):
+    """The resolution in progress: its queue, the seats that resolved an ECO in this draw, and the
+    resolving card's ``bind`` hexes and ``removed`` pieces (§B8.1, §B8.4)."""
+
+    queue: list[TaskView]
+    eco_seats: list[int]
+    binds: dict[str, list[str]]
+    removed: list[str]
+
+
+class DraftView(TypedDict):
+    """The draft: the colour, pick rounds left, and per seat how many cards it picks at choose_active."""
+
+    back: str
+    left: int
+    choose: list[int]
+
+
+class OptionsView(TypedDict):
+    """The match options the view repeats (`target_score` is a member of the view itself)."""
+
+    cards: Literal["preset", "draft"]
+    preset_seats: list[int]
+    start_map: str
+
+
+class EcosResult(TypedDict):
+    """Ecos's result: the platform's members and the draws played to break a tie (§B9)."""
+
+    winners: list[int]
+    ranking: list[list[int]]
+    scores: list[int]
+    reason: str
+    tiebreak_draws: int
 
 
 class EcosView(TypedDict):
@@ -490,27 +672,27 @@ class EcosView(TypedDict):
     you: int | None
     harbinger: int
     cursor: int | None
-    prompt: JSON | None
+    prompt: PromptView | None
     awaiting: list[int]
     current_draw: list[str]
     drawn_this_round: list[str]
-    bag: JSON
-    map: JSON
-    supply: JSON
-    decks: dict[str, int]
+    bag: BagView
+    map: dict[str, TileView]
+    supply: SupplyView
+    decks: BacksView
     faceup: list[str]
     discard: list[str]
     hand: list[str]
-    my_answers: list[JSON] | None
+    my_answers: list[AnswerJSON] | None
     my_picks: list[str] | None
     seats: list[SeatView]
-    respond_status: JSON | None
-    answers: list[list[JSON]] | None
-    resolution: JSON | None
-    draft: JSON | None
+    respond_status: RespondStatusView | None
+    answers: list[list[AnswerJSON]] | None
+    resolution: ResolutionView | None
+    draft: DraftView | None
     tiebreak: bool
     tiebreak_draws: int
     draws_total: int
     rebuilds: int
-    options: JSON
-    result: JSON | None
+    options: OptionsView
+    result: EcosResult | None
