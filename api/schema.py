@@ -292,9 +292,14 @@ def state_schema(rules: Rules[Any, Any, Any], view: Schema) -> Schema:
             },
             "result": nullable(ref(g + "Result")),
             "deadlines": ref("Deadlines"),
+            "seats": {
+                "type": "array",
+                "items": ref("SeatAway"),
+                "description": "Every seat, in order: whose owner is away, and until when (docs/api.md, *Away*).",
+            },
         },
         "required": ["match", "game", "version", "status", "you", "awaiting", "view", "legal_moves", "result"]
-        + ["deadlines"],
+        + ["deadlines", "seats"],
         "additionalProperties": False,
     }
 
@@ -330,6 +335,19 @@ def game_schemas() -> dict[str, Schema]:
     """Every game's components, ``Move`` (any game's move) and ``MatchState`` (any game's state)."""
     out: dict[str, Schema] = {
         "Deadlines": deadlines_schema(),
+        "SeatAway": {
+            "type": "object",
+            "properties": {
+                "index": {"type": "integer"},
+                "away_until": {
+                    "type": ["string", "null"],
+                    "format": "date-time",
+                    "description": "The seat's owner is away until then (its clock frozen); null when not away.",
+                },
+            },
+            "required": ["index", "away_until"],
+            "additionalProperties": False,
+        },
         "SeatDeadline": {
             "type": "object",
             "properties": {

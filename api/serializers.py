@@ -39,6 +39,15 @@ class TimeControlSerializer(serializers.Serializer):
     increment_s = serializers.IntegerField(min_value=0, max_value=24 * 3600, required=False)
     on_timeout = serializers.ChoiceField(choices=["default_move", "forfeit"], required=False)
     bot_after = serializers.IntegerField(min_value=1, max_value=100, required=False)
+    away = serializers.ChoiceField(
+        choices=list(clocks.AWAY), required=False, help_text="`allowed` (the default): an away seat's clock is frozen."
+    )
+    away_cap_s = serializers.IntegerField(
+        min_value=1,
+        max_value=clocks.YEAR_S,
+        required=False,
+        help_text="The longest one absence may hold this match (default 7 days).",
+    )
 
 
 # A model serializer for answers only: integers carry no bounds taken from the database. Django
@@ -74,7 +83,17 @@ class SeatSerializer(OutputModelSerializer):
 
     class Meta:
         model = Seat
-        fields = ["index", "username", "bot", "resigned", "deadline", "remaining_ms", "consecutive_timeouts"]
+        fields = [
+            "index",
+            "username",
+            "bot",
+            "resigned",
+            "deadline",
+            "remaining_ms",
+            "consecutive_timeouts",
+            "away_until",
+            "caretaker",
+        ]
 
     def get_username(self, seat: Seat) -> str | None:
         return seat.user.public_name if seat.user is not None else None  # a deleted account: "deleted player"

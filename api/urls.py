@@ -7,7 +7,7 @@ from django.urls import URLPattern, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from api import streams
-from api.views import accounts, components, docs, matches, notifications, players, root
+from api.views import accounts, away, components, docs, matches, notifications, players, root
 
 ID = r"(?P<match_id>[A-Za-z0-9_-]+)"
 WH = r"(?P<webhook_id>[A-Za-z0-9_-]+)"
@@ -34,6 +34,7 @@ urlpatterns = [
     route("auth/token", accounts.AuthTokenApi, "auth-token"),
     route("auth/logout", accounts.AuthLogoutApi, "auth-logout"),
     route("me", accounts.MeApi, "me"),
+    route("me/away", away.MeAwayApi, "me-away"),
     route("me/tokens", players.MeTokensApi, "me-tokens"),
     route(r"me/tokens/(?P<token_id>[0-9]{1,18})", players.MeTokenDetailApi, "me-token-detail"),
     route("me/password", players.MePasswordApi, "me-password"),

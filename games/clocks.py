@@ -3,7 +3,9 @@
 docs/api.md pins ``time_control``: exactly one of ``per_move_s`` (a fresh budget per turn) or
 ``bank_s`` (a bank that runs while the seat is awaited, plus ``increment_s`` after each move),
 ``on_timeout`` (``default_move`` or ``forfeit``) and ``bot_after`` (a bot takes a seat over after
-that many timeouts in a row). No database access here: the services save the seats this changes.
+that many timeouts in a row), ``away`` (``allowed``: a seat's clock freezes while its owner is away;
+``disallowed``) and ``away_cap_s`` (the longest one absence may hold the match). No database access
+here: the services save the seats this changes.
 """
 
 from __future__ import annotations
@@ -14,11 +16,13 @@ from typing import Any, Protocol
 
 from core.errors import InvalidRequest
 
-KEYS = frozenset({"per_move_s", "bank_s", "increment_s", "on_timeout", "bot_after"})
+KEYS = frozenset({"per_move_s", "bank_s", "increment_s", "on_timeout", "bot_after", "away", "away_cap_s"})
 ON_TIMEOUT = ("default_move", "forfeit")
-_MINIMUM = {"per_move_s": 1, "bank_s": 1, "increment_s": 0, "bot_after": 1}
+AWAY = ("allowed", "disallowed")
+AWAY_CAP_S = 7 * 24 * 3600  # the default `away_cap_s`
+_MINIMUM = {"per_move_s": 1, "bank_s": 1, "increment_s": 0, "bot_after": 1, "away_cap_s": 1}
 YEAR_S = 365 * 24 * 3600
-_MAXIMUM = {"per_move_s": YEAR_S, "bank_s": YEAR_S, "increment_s": 24 * 3600, "bot_after": 100}  # sane bounds
+_MAXIMUM = {"per_move_s": YEAR_S, "bank_s": YEAR_S, "increment_s": 24 * 3600, "bot_after": 100, "away_cap_s": YEAR_S}
 
 
 class Clock(Protocol):
@@ -29,6 +33,7 @@ class Clock(Protocol):
     deadline: datetime | None
     clock_started_at: datetime | None
     bank_ms: int | None
+    away_since: datetime | None
 
 
 def validate(tc: Any) -> dict[str, Any] | None:
@@ -51,9 +56,30 @@ def validate(tc: Any) -> dict[str, Any] | None:
         errors.setdefault("time_control", []).append("increment_s goes with bank_s.")
     if tc.get("on_timeout", "default_move") not in ON_TIMEOUT:
         errors["time_control.on_timeout"] = ['Must be "default_move" or "forfeit".']
+    if tc.get("away", "allowed") not in AWAY:
+        errors["time_control.away"] = ['Must be "allowed" or "disallowed".']
     if errors:
         raise InvalidRequest("time_control is not valid.", errors=errors)
     return {"on_timeout": "default_move", **tc}
+
+
+def away_allowed(tc: dict[str, Any] | None) -> bool:
+    """Whether an absence freezes this match's clocks (a match without clocks has none to freeze)."""
+    return tc is not None and tc.get("away", "allowed") == "allowed"
+
+
+def away_cap_s(tc: dict[str, Any]) -> int:
+    return int(tc.get("away_cap_s", AWAY_CAP_S))
+
+
+def budget_ms(tc: dict[str, Any], seat: Clock) -> int:
+    """What a clock that starts now gets: a fresh turn, or what is left of the bank."""
+    return tc["per_move_s"] * 1000 if "per_move_s" in tc else (seat.bank_ms or 0)
+
+
+def period_ms(tc: dict[str, Any]) -> int:
+    """A clock's full period: the turn's budget, or the starting bank."""
+    return int(tc.get("per_move_s") or tc["bank_s"]) * 1000
 
 
 def initial_bank_ms(tc: dict[str, Any] | None) -> int | None:
@@ -67,7 +93,8 @@ def update(
     """Stop the clocks of seats no longer clocked (or that just acted), start those newly clocked.
 
     ``clocked`` are the seats whose clocks run in the new state (`Rules.clocked_seats`). A bank is
-    charged the time it ran and credited the increment. Returns the seats it changed.
+    charged the time it ran and credited the increment. A frozen clock (its owner away,
+    ``away_since``) does not start: the absence's end, or the match's away cap, starts it. Returns the seats it changed.
     """
     if not tc:
         return []
@@ -75,7 +102,7 @@ def update(
     changed: list[Clock] = []
     for seat in seats:
         running = seat.deadline is not None
-        should = seat.index in running_now and not seat.resigned
+        should = seat.index in running_now and not seat.resigned and seat.away_since is None
         touched = False
         if running and (not should or seat.index == author):
             if "bank_s" in tc and seat.clock_started_at is not None:
@@ -84,8 +111,7 @@ def update(
             seat.deadline = seat.clock_started_at = None
             touched = True
         if should and seat.deadline is None:
-            budget_ms = tc["per_move_s"] * 1000 if "per_move_s" in tc else (seat.bank_ms or 0)
-            seat.clock_started_at, seat.deadline = now, now + timedelta(milliseconds=budget_ms)
+            seat.clock_started_at, seat.deadline = now, now + timedelta(milliseconds=budget_ms(tc, seat))
             touched = True
         if touched:
             changed.append(seat)

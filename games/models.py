@@ -72,6 +72,12 @@ class Seat(models.Model):
     clock_started_at = models.DateTimeField(null=True, blank=True)
     bank_ms = models.BigIntegerField(null=True, blank=True)
     consecutive_timeouts = models.PositiveSmallIntegerField(default=0)
+    # Away (games.services.away): while ``away_until`` is set the seat's clock is frozen, with
+    # ``paused_ms`` left on it (null: it was not running); ``away_since`` starts the match's cap.
+    away_until = models.DateTimeField(null=True, blank=True, db_index=True)
+    away_since = models.DateTimeField(null=True, blank=True)
+    paused_ms = models.BigIntegerField(null=True, blank=True)
+    caretaker = models.BooleanField(default=False)  # ``bot`` plays the seat until its owner is back
 
     class Meta:
         ordering = ["match", "index"]
@@ -106,6 +112,9 @@ class Record(models.Model):
         RESIGNED = "resigned"
         BOT_TOOK_OVER = "bot_took_over"
         ABORTED = "aborted"
+        PAUSED = "paused"  # the seat's owner is away: its clock is frozen
+        RESUMED = "resumed"  # its clock runs again (the owner is back, or the match's away cap)
+        SEAT_RETURNED = "seat_returned"  # the caretaker bot hands the seat back to its owner
 
     class Actor(models.TextChoices):
         PLAYER = "player"
@@ -153,3 +162,41 @@ class Invitation(models.Model):
 
     def __str__(self) -> str:
         return f"{self.match_id} -> {self.user_id} ({self.status})"
+
+
+class Absence(models.Model):
+    """A user's time away (docs/api.md, *Away*): from ``started_at`` until ``until``, or until
+    ``ended_at`` when it ended sooner. The balance is charged once, from the first frozen clock."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, related_name="absences", on_delete=models.CASCADE)
+    started_at = models.DateTimeField(default=timezone.now)
+    until = models.DateTimeField(db_index=True)
+    ended_at = models.DateTimeField(null=True, blank=True)
+    auto = models.BooleanField(default=False)  # started by a deadline under `auto_away`
+    first_frozen_at = models.DateTimeField(null=True, blank=True)
+    charged_s = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["-started_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user"], condition=models.Q(ended_at__isnull=True), name="absence_one_open_per_user"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} away until {self.until:%Y-%m-%d %H:%M}"
+
+
+class AwayBalance(models.Model):
+    """The time a user may spend away: ``seconds`` at ``at``, accruing since (settings TABULA_AWAY)."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, primary_key=True, related_name="away_balance", on_delete=models.CASCADE
+    )
+    seconds = models.PositiveIntegerField()
+    at = models.DateTimeField(default=timezone.now)
+    last_manual_start = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.user_id}: {self.seconds} s away"

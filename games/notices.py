@@ -32,6 +32,11 @@ TYPES = (
     "timed_out",
     "bot_took_over",
     "invited",  # games.services.lobby: a seat reserved for the user, or an invitation to a match
+    # games.services.away: the user's own absence, and an opponent's in a match they share
+    "away_started",
+    "away_ended",
+    "opponent_away",
+    "opponent_back",
 )
 
 
@@ -80,6 +85,27 @@ def on_took_over(match: Match, seat: Seat, record: Record) -> None:
         "event": selectors.record_for_viewer(None, record, seat.index),
     }
     notify(seat.user_id, "bot_took_over", payload, match)
+
+
+def on_away(user: Any, type: str, payload: dict[str, Any]) -> None:
+    """``away_started`` / ``away_ended``: to the user, about no match."""
+    notify(user, type, payload)
+
+
+def on_opponent(match: Match, seats: list[Seat], seat: Seat, record: Record, type: str) -> None:
+    """``opponent_away`` / ``opponent_back``: to every other human at the table, with the record."""
+    for other in sorted(
+        (s for s in seats if s.user_id is not None and s.index != seat.index), key=lambda s: s.user_id or 0
+    ):
+        payload = {
+            "match": match.id,
+            "game": match.game,
+            "version": match.version,
+            "seat": other.index,
+            "away_seat": seat.index,
+            "event": selectors.record_for_viewer(None, record, other.index),
+        }
+        notify(other.user_id, type, payload, match)
 
 
 CLOCK_LOW_FRACTION = 0.8

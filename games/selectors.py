@@ -47,18 +47,23 @@ def state_etag(match: Match, seat: int | None) -> str:
     return f'"{match.id}.{match.version}.{"s" if seat is None else seat}"'
 
 
-def deadlines(match: Match, seats: list[Seat] | None = None) -> dict[str, Any]:
-    """The game timer and each running seat clock: deadline, and the bank left when it started."""
-    running: list[tuple[int, Any, int | None]] = []
+def _clock_rows(match: Match, seats: list[Seat] | None) -> list[tuple[int, Any, int | None, Any]]:
+    """Each seat's ``(index, deadline, bank_ms, away_until)``; no query without a time control
+    (no seat has a clock, and no absence freezes one)."""
     if seats is not None:
-        running = [(s.index, s.deadline, s.bank_ms) for s in seats if s.deadline is not None]
-    elif match.time_control:  # without a time control no seat has a clock: no query
-        running = list(
-            Seat.objects.filter(match_id=match.id, deadline__isnull=False).values_list("index", "deadline", "bank_ms")
-        )
+        return [(s.index, s.deadline, s.bank_ms, s.away_until) for s in seats]
+    if not match.time_control:
+        return [(i, None, None, None) for i in range(match.players)]
+    rows = Seat.objects.filter(match_id=match.id).order_by("index")
+    return list(rows.values_list("index", "deadline", "bank_ms", "away_until"))
+
+
+def deadlines(match: Match, seats: list[Seat] | None = None, rows: list[Any] | None = None) -> dict[str, Any]:
+    """The game timer and each running seat clock: deadline, and the bank left when it started."""
+    rows = _clock_rows(match, seats) if rows is None else rows
     return {
         "timer": match.timer_deadline.isoformat() if match.timer_deadline else None,
-        "seats": {str(i): {"deadline": d.isoformat(), "bank_ms": b} for i, d, b in running},
+        "seats": {str(i): {"deadline": d.isoformat(), "bank_ms": b} for i, d, b, _ in rows if d is not None},
     }
 
 
@@ -76,7 +81,8 @@ def state_payload(
         "view": None,
         "legal_moves": [],
         "result": match.result,
-        "deadlines": deadlines(match, seats),
+        "deadlines": deadlines(match, seats, rows := _clock_rows(match, seats)),
+        "seats": [{"index": i, "away_until": a.isoformat() if a else None} for i, _, _, a in rows],
     }
     if state is None or rules is None:
         return payload

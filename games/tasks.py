@@ -12,7 +12,7 @@ from django.core.cache import cache
 
 from core import taskqueue
 from games import botplay, notices, ratings, scheduling
-from games.services import deadlines
+from games.services import away, deadlines
 
 
 @shared_task(name=taskqueue.DEADLINE_FIRE, ignore_result=True)
@@ -29,8 +29,8 @@ def deadline_fire(match_id: str, version: int) -> int:
 
 @shared_task(name=taskqueue.DEADLINES_SWEEP, ignore_result=True)
 def deadlines_sweep() -> int:
-    """Beat, every few seconds: apply every due deadline and wake every bot that is awaited."""
-    applied = 0
+    """Beat, every few seconds: absences (`away.sweep`), every due deadline, and every awaited bot."""
+    applied = away.sweep()  # absences that ended, seats not yet paused, caps reached
     for match_id in scheduling.due_match_ids():
         applied += deadlines.deadlines_process(match_id=match_id)
     for match_id in scheduling.bot_match_ids():

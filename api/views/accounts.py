@@ -16,7 +16,7 @@ from api.authentication import caller
 from api.serializers import MatchSerializer, OutputModelSerializer, ProblemSerializer
 from core.errors import InvalidRequest
 from games import selectors
-from games.services import lobby
+from games.services import away, lobby
 
 P = ProblemSerializer
 
@@ -137,6 +137,10 @@ class MeApi(APIView):
         def validate_preferences(self, value: object) -> object:
             if not isinstance(value, dict):
                 raise serializers.ValidationError("Must be an object.")
+            if "auto_away" in value and not isinstance(value["auto_away"], bool):
+                raise serializers.ValidationError("auto_away must be true or false.")
+            if "caretaker" in value and value["caretaker"] not in away.CARETAKERS:
+                raise serializers.ValidationError(f"caretaker must be one of {', '.join(away.CARETAKERS)}.")
             return value
 
     @extend_schema(operation_id="me_read", tags=["accounts"], responses={200: OutputSerializer, 401: P})

@@ -25,7 +25,7 @@ from api.serializers import EventSerializer, MatchSerializer, ProblemSerializer,
 from core.errors import NotFound
 from games import selectors
 from games.models import Invitation, Match, Seat
-from games.services import lobby, play
+from games.services import away, lobby, play
 from rules import RULES
 
 P = ProblemSerializer
@@ -354,6 +354,7 @@ class MoveSubmitApi(APIView):
             state = selectors.state_payload(played.match, played.rules, played.state, played.seat, played.seats)
             return {"version": played.match.version, "state": state}
 
+        away.back_if_away(user)  # a move anywhere ends the caller's absence
         # The services answer 404 for a match the caller may not see.
         if not key:
             played = play.move_submit(match_id=match_id, user=user, move=move, expected_version=expected)

@@ -33,3 +33,6 @@ TABULA_WEBHOOK_ALLOW_PRIVATE = True  # local receivers (http, loopback) are allo
 
 # Development limits: production's would lock a developer out (20 registrations an hour per address).
 TABULA_RATE_LIMITS = rate_limits(TABULA_RATE_LIMIT_DEVELOPMENT)
+
+# Away: an hour is enough to try an absence out in development (production: a day; config/settings/gameplay.py).
+TABULA_AWAY = {**TABULA_AWAY, "min_s": int(os.environ.get("TABULA_AWAY_MIN_S", "3600")), "interval_s": 0}  # noqa: F405

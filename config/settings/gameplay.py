@@ -17,3 +17,14 @@ TABULA_BOT_TURN_MOVES = 8  # a bot task plays this many moves, then queues the r
 # Ratings and leaderboards.
 TABULA_PROVISIONAL_GAMES = int(os.environ.get("TABULA_PROVISIONAL_GAMES", "10"))  # rated games before listed
 TABULA_LEADERBOARD_ACTIVE_DAYS = int(os.environ.get("TABULA_LEADERBOARD_ACTIVE_DAYS", "90"))  # recent window
+
+# Away (games.services.away, docs/api.md *Away*): a new account's balance, how it grows (1 day per 7),
+# its cap, the shortest absence, and how often one may be started by hand.
+_DAY = 24 * 3600
+TABULA_AWAY = {
+    "start_s": int(os.environ.get("TABULA_AWAY_START_S", str(3 * _DAY))),
+    "accrue_per_s": 1 / 7,
+    "cap_s": int(os.environ.get("TABULA_AWAY_CAP_S", str(30 * _DAY))),
+    "min_s": int(os.environ.get("TABULA_AWAY_MIN_S", str(_DAY))),
+    "interval_s": int(os.environ.get("TABULA_AWAY_INTERVAL_S", str(_DAY))),
+}

@@ -49,3 +49,6 @@ TABULA_WEBHOOK_ALLOW_PRIVATE = True
 TABULA_WEBHOOK_BACKOFF_S = [0.2, 0.2, 0.2]
 EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
 TABULA_STREAM_POLL_S = 0.05
+
+# Away: short absences and no interval between them, so tests run in simulated minutes.
+TABULA_AWAY = {**TABULA_AWAY, "min_s": 60, "interval_s": 0}  # noqa: F405

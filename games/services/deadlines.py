@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from core import metrics
 from games.models import Match, Record, Seat
-from games.services import play, writes
+from games.services import away, play, writes
 from rules.base import Expired, Input, Resigned, TimedOut
 
 MAX_RECORDS_PER_SWEEP = 64
@@ -57,7 +57,10 @@ def _timers_fired(fired: list[tuple[str, float]], source: str) -> None:
 
 
 def _seat_timeout(match: Match, seats: list[Seat], seat: Seat) -> None:
-    """The seat's clock ran out: its default move, or a forfeit (``on_timeout``)."""
+    """The seat's clock ran out: an absence under ``auto_away``, else its default move or a forfeit
+    (``on_timeout``)."""
+    if away.auto_away(match, seats, seat, timezone.now()):
+        return
     seat.consecutive_timeouts += 1
     seat.save(update_fields=["consecutive_timeouts"])
     forfeit = (match.time_control or {}).get("on_timeout") == "forfeit"

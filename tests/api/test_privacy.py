@@ -113,6 +113,7 @@ def walk(client: Any, world: World, viewer: str) -> dict[tuple[str, str], tuple[
         ("/api/v1/games/{game}/components", "/games/toy/components"),
         ("/api/v1/leaderboards/{game}", "/leaderboards/toy"),
         ("/api/v1/me", "/me"),
+        ("/api/v1/me/away", "/me/away"),
         ("/api/v1/me/invitations", "/me/invitations"),
         ("/api/v1/me/notifications", "/me/notifications"),
         ("/api/v1/me/notifications", "/me/notifications?after=0&limit=500"),

@@ -22,6 +22,8 @@ export class ApiError extends Error {
 }
 
 const WORDS = {
+  away_too_long: "Your balance of away time does not reach that far: choose an earlier return.",
+  away_not_now: "You cannot go away right now (a clock of yours is nearly out, or you went away too recently).",
   version_conflict: "Someone else moved first, so the board has been refreshed. Look again and try again.",
   race_lost: "Too late: that card is no longer on top. The board has been refreshed.",
   not_awaited: "It is not your turn to do that.",
@@ -88,6 +90,9 @@ async function send(method, path, { body, headers = {}, etag, withEtag = false }
 
 export const get = (path, opts) => request("GET", path, opts);
 export const post = (path, body, opts = {}) => request("POST", path, { ...opts, body: body ?? {} });
+export const put = (path, body, opts = {}) => request("PUT", path, { ...opts, body: body ?? {} });
+export const patch = (path, body, opts = {}) => request("PATCH", path, { ...opts, body: body ?? {} });
+export const del = (path, opts) => request("DELETE", path, opts);
 
 // Which endpoints this server has, from its OpenAPI document (read once per browser session), so
 // the client can use what exists and hide the rest without probing paths that answer 404.

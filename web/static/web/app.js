@@ -1,5 +1,6 @@
 // Tabula's web client: one page, ES modules, Preact + htm (vendored, pinned: htm 3.1.1's standalone build).
 import { get, has, optional, post, results, session, settled } from "./api.js";
+import { AwayPage } from "./away.js";
 import { watchMe } from "./live.js";
 import { MatchPage } from "./match.js";
 import { Invitations, JoinByCode, Leaderboard, PlayerStats } from "./players.js";
@@ -74,6 +75,7 @@ function Nav({ me, waiting }) {
       ${me && html`<${Link} href="/">My games${waiting ? html` <span class="badge" aria-label=${`${waiting} waiting for you`}>${waiting}</span>` : ""}<//>`}
       <${Link} href="/leaderboards">Leaderboards<//>
       ${me && html`<${Link} href="/invitations">Invitations<//>`}
+      ${me && html`<${Link} href="/away">Away<//>`}
       <span class="spacer"></span>
       ${me
         ? html`<${Link} href=${`/users/${me}`}>${me}<//> <button type="button" class="link" onClick=${signOut}>Sign out</button>`
@@ -126,7 +128,7 @@ function AuthForm({ mode }) {
 function MatchRow({ m, me, action }) {
   const seat = mySeat(m, me);
   const deadline = seat !== null ? m.deadlines?.seats?.[String(seat)]?.deadline : null;
-  const players = m.seats.map((s) => seatName(m, s.index)).join(", ");
+  const players = m.seats.map((s) => seatName(m, s.index) + (s.away_until ? " (away)" : "")).join(", ");
   let status = m.status;
   if (m.status === "active") status = waitingFor(m, me) ? "your turn" : `waiting for ${(m.awaiting || []).map((i) => seatName(m, i)).join(", ") || "the server"}`;
   if (m.status === "open") status = `open: ${m.seats.filter((s) => !s.username && !s.bot).length} seat(s) free`;
@@ -354,6 +356,7 @@ function App() {
       : html`<main><p><${Link} href=${`/signin?next=${encodeURIComponent(path)}`}>Sign in<//> to watch or play this match.</p></main>`;
   } else if ((m = path.match(/^\/users\/([\w.@+-]+)\/?$/))) page = html`<${Profile} key=${m[1]} username=${m[1]} me=${me} />`;
   else if ((m = path.match(/^\/leaderboards(?:\/([\w-]+))?\/?$/))) page = html`<${Leaderboard} key=${m[1]} game=${m[1]} />`;
+  else if (path.match(/^\/away\/?$/)) page = me ? html`<${AwayPage} />` : html`<${AuthForm} mode="signin" />`;
   else if (path.startsWith("/invitations")) page = me ? html`<${Invitations} />` : html`<${AuthForm} mode="signin" />`;
   else if (path.match(/^\/join\/?$/)) page = me ? html`<${JoinByCode} key=${location.hash} />` : html`<${AuthForm} mode="signin" />`;
   else page = html`<${MyGames} me=${me} mine=${mine} error=${mineError} />`;

@@ -54,6 +54,7 @@ function Seats({ summary, state, names, game }) {
       ${s.username ? html`<${Link} href=${`/users/${s.username}`}>${s.username}<//>` : names(s.index)}
       ${state?.you === s.index ? html` <span class="muted">(you)</span>` : ""}
       ${s.resigned ? html` <span class="muted">resigned</span>` : ""}
+      ${(state?.seats?.[s.index]?.away_until || s.away_until) ? html` <span class="away" data-away=${s.index}>away until ${new Date(state?.seats?.[s.index]?.away_until || s.away_until).toLocaleDateString()}${s.caretaker ? " (a bot keeps the seat)" : ""}</span>` : ""}
       ${awaiting.has(s.index) ? html` <span class="turn">to move</span>` : ""}
       ${game?.seatExtra?.(state?.view, s.index)}
       ${deadlines[String(s.index)]?.deadline && html` <${Countdown} deadline=${deadlines[String(s.index)].deadline} />`}
