@@ -275,3 +275,29 @@ def test_a_week_away_at_a_three_player_table(table, api, clock, capsys):
             f"\n[away] 3 seats, seat {seat} away 10 days: the others waited {waited};"
             " a greedy caretaker played the seat"
         )
+
+
+def test_a_clock_that_would_start_while_its_owner_is_away_stays_frozen(table, api, clock):
+    match, people = table()
+    mover = _awaited(match)
+    nxt = (mover + 1) % 3  # Enka plays clockwise at the start
+    api(people[nxt]).put(f"{API}/me/away", {"until": _iso(timezone.now() + timedelta(days=2))}, format="json")
+    [paused] = _records(match, "paused")
+    assert paused.data["remaining_ms"] is None  # its clock was not running
+    state = api(people[mover]).get(f"{API}/matches/{match.id}/state").json()
+    play = (
+        next(m for m in state["legal_moves"] if m["type"] == "draw")
+        if any(m["type"] == "draw" for m in state["legal_moves"])
+        else state["legal_moves"][0]
+    )
+    body = {"move": play, "expected_version": state["version"]}
+    assert api(people[mover]).post(f"{API}/matches/{match.id}/moves", body, format="json").status_code == 201
+    clock.advance(30 * HOUR)
+    tasks.deadlines_sweep()
+    assert _awaited(match) == nxt  # the mover's turn ended (by its move, or by its own timeout)
+    assert _seat(match, nxt).deadline is None
+    assert all(r.seat != nxt for r in _records(match, "timeout"))
+    assert api(people[nxt]).delete(f"{API}/me/away").status_code == 204
+    [resumed] = _records(match, "resumed")
+    assert resumed.data["remaining_ms"] == 24 * HOUR * 1000  # a fresh turn, not a clock that ran
+    assert _seat(match, nxt).deadline == resumed.at + timedelta(days=1)
