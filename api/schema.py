@@ -292,6 +292,10 @@ def state_schema(rules: Rules[Any, Any, Any], view: Schema) -> Schema:
             },
             "result": nullable(ref(g + "Result")),
             "deadlines": ref("Deadlines"),
+            "can_undo": {
+                "type": "boolean",
+                "description": "`POST undo` would take your last input back now (docs/api.md, *Undo*).",
+            },
             "seats": {
                 "type": "array",
                 "items": ref("SeatAway"),
@@ -299,7 +303,7 @@ def state_schema(rules: Rules[Any, Any, Any], view: Schema) -> Schema:
             },
         },
         "required": ["match", "game", "version", "status", "you", "awaiting", "view", "legal_moves", "result"]
-        + ["deadlines", "seats"],
+        + ["deadlines", "seats", "can_undo"],
         "additionalProperties": False,
     }
 
@@ -372,7 +376,16 @@ def game_schemas() -> dict[str, Schema]:
         "type": "object",
         "description": "A match's options: the members of its game's catalogue entry (`GET games`), each "
         "optional (the catalogue's default applies). Each member names the games that have it.",
-        "properties": _merged([(rules.title, options_schema(rules)) for rules in RULES.values()]),
+        "properties": {
+            **_merged([(rules.title, options_schema(rules)) for rules in RULES.values()]),
+            "takebacks": {
+                "type": "string",
+                "enum": ["none", "own_input", "by_consent"],
+                "description": "(every game) Who may take moves back: nobody, the author of the last input "
+                "alone (`POST undo`, the default of an unrated match), or everyone it would undo "
+                "(`takeback` proposals). A rated match defaults to `none`.",
+            },
+        },
         "additionalProperties": False,
     }
     games = [camel(g) for g in RULES]

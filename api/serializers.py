@@ -148,9 +148,10 @@ class MatchSerializer(OutputModelSerializer):
     @extend_schema_field(OPTIONS)
     def get_options(self, match: Match) -> dict[str, Any]:
         # A `setup` fixture is the deal itself: hidden like the seed while the match is live.
-        if match.is_live and "setup" in match.options:
-            return {**match.options, "setup": "hidden until the match is over"}
-        return match.options
+        options = {**match.options, "takebacks": match.takebacks}  # the platform's option beside the engine's
+        if match.is_live and "setup" in options:
+            options["setup"] = "hidden until the match is over"
+        return options
 
     @extend_schema_field({"oneOf": [RESULT, {"type": "null"}]})
     def get_result(self, match: Match) -> dict[str, Any] | None:

@@ -54,6 +54,7 @@ urlpatterns = [
     route(f"matches/{ID}/join", matches.MatchJoinApi, "match-join"),
     route(f"matches/{ID}/leave", matches.MatchLeaveApi, "match-leave"),
     route(f"matches/{ID}/resign", matches.MatchResignApi, "match-resign"),
+    route(f"matches/{ID}/undo", matches.MatchUndoApi, "match-undo"),
     route(f"matches/{ID}/bots", matches.MatchBotAddApi, "match-bots"),
     route(f"matches/{ID}/state", matches.MatchStateApi, "match-state"),
     route(f"matches/{ID}/moves", matches.MoveSubmitApi, "match-moves"),

@@ -43,6 +43,8 @@ class Match(models.Model):
     timer_deadline = models.DateTimeField(null=True, blank=True, db_index=True)
     # The invitation link's secret: its holder may see a private match and join it (seated players see it).
     invite_code = models.CharField(max_length=32, unique=True, null=True, blank=True, editable=False)
+    # Who may take moves back (games.services.agreements): "none", "own_input" or "by_consent".
+    takebacks = models.CharField(max_length=16, default="none")
 
     class Meta:
         verbose_name_plural = "matches"
@@ -115,6 +117,7 @@ class Record(models.Model):
         PAUSED = "paused"  # the seat's owner is away: its clock is frozen
         RESUMED = "resumed"  # its clock runs again (the owner is back, or the match's away cap)
         SEAT_RETURNED = "seat_returned"  # the caretaker bot hands the seat back to its owner
+        UNDONE = "undone"  # an undo or an accepted takeback: the state is that at ``to_seq`` again
 
     class Actor(models.TextChoices):
         PLAYER = "player"

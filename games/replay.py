@@ -57,13 +57,25 @@ def input_of(rules: Rules[Any, Any, Any], match: Match, rtype: str, seat: int | 
 
 
 def replay(match: Match, records: Iterable[Sequence[Any]], state: Any = None) -> Any:
-    """Fold ``records`` (type, seat, move) onto ``state`` through `step`; None until the match has started."""
+    """Fold ``records`` (type, seat, move) onto ``state`` through `step`; None until the match has started.
+
+    An ``undone`` record (an undo or an accepted takeback; its ``move`` column holds ``{"to_seq": k}``)
+    sets the state back to the state at ``k``: the span it undoes stays in the log, skipped."""
     rules = rules_for(match)
     for rtype, seat, move in records:
+        if rtype == Record.Type.UNDONE:
+            state = state_at(match, int(move["to_seq"]))
+            continue
         given = input_of(rules, match, rtype, seat, move)
         if given is not None:
             state = step(rules, state, given)[0]
     return state
+
+
+def state_at(match: Match, seq: int) -> Any:
+    """The state after record ``seq`` (a full replay of the records up to it: undo is rare)."""
+    rows = Record.objects.filter(match_id=match.id, seq__lte=seq).order_by("seq").values_list("type", "seat", "move")
+    return replay(match, rows)
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet
@@ -12,7 +13,7 @@ from accounts.models import RatingChange, User
 from core.errors import Conflict, NotFound
 from games import replay, sql
 from games.models import Invitation, Match, Record, Seat
-from rules.base import Rules
+from rules.base import Moved, Rules, undo_blocker
 
 
 def match_get(match_id: str) -> Match:
@@ -67,6 +68,36 @@ def deadlines(match: Match, seats: list[Seat] | None = None, rows: list[Any] | N
     }
 
 
+@dataclass(frozen=True)
+class UndoCheck:
+    """Whether ``seat`` may undo its last input now: ``reason`` None when it may (back to
+    ``to_seq``), else why not and the record that blocks it (docs/api.md, *Undo and agreements*)."""
+
+    reason: str | None
+    seq: int | None
+    to_seq: int | None = None
+
+
+def undo_check(match: Match, seat: int, state: Any) -> UndoCheck:
+    """The rules of ``POST undo``: the match allows it, the last record is this seat's own move,
+    and taking it back hides nothing anyone learned (`rules.base.undo_blocker`)."""
+    if match.takebacks != "own_input":
+        return UndoCheck("disabled", None)
+    recent = list(Record.objects.filter(match_id=match.id).order_by("-seq")[:64])
+    mine = next((r for r in recent if r.seat == seat and r.type == Record.Type.MOVE), None)
+    if mine is None or mine.actor != Record.Actor.PLAYER or mine.move is None:
+        return UndoCheck("not_yours", recent[0].seq if recent else None)
+    if mine.seq != match.version:
+        return UndoCheck("others_moved", mine.seq + 1)
+    rules = replay.rules_for(match)
+    before = replay.state_at(match, mine.seq - 1)
+    given = Moved(seat, rules.parse_move(mine.move))
+    blocked = undo_blocker(rules, before, given, state, match.players, seed=match.seed ^ mine.seq)
+    if blocked is not None:
+        return UndoCheck(blocked, mine.seq)
+    return UndoCheck(None, None, mine.seq - 1)
+
+
 def state_payload(
     match: Match, rules: Rules[Any, Any, Any] | None, state: Any, seat: int | None, seats: list[Seat] | None = None
 ) -> dict[str, Any]:
@@ -83,6 +114,7 @@ def state_payload(
         "result": match.result,
         "deadlines": deadlines(match, seats, rows := _clock_rows(match, seats)),
         "seats": [{"index": i, "away_until": a.isoformat() if a else None} for i, _, _, a in rows],
+        "can_undo": False,
     }
     if state is None or rules is None:
         return payload
@@ -90,6 +122,8 @@ def state_payload(
     payload["view"] = rules.view(state, seat, deadline)
     if seat is not None and match.status == Match.Status.ACTIVE:
         payload["legal_moves"] = [rules.dump_move(m) for m in rules.legal_moves(state, seat)]
+        if match.takebacks == "own_input":  # an undo costs a check only where one is allowed
+            payload["can_undo"] = undo_check(match, seat, state).reason is None
     return payload
 
 

@@ -19,6 +19,7 @@ Errors carry a stable machine ``code`` that the API maps to an HTTP status
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -357,3 +358,53 @@ def rank_groups(keys: Sequence[Any], seats: Sequence[Seat]) -> tuple[frozenset[S
     for seat in seats:
         groups.setdefault(keys[seat], set()).add(seat)
     return tuple(frozenset(groups[k]) for k in sorted(groups))
+
+
+# --- what an input revealed: the leak oracle behind undo and takeback ---------------------------
+
+UndoBlock = Literal["revealed", "random"]
+UNDO_SAMPLES = 8  # worlds sampled per seat: a reveal shows in one of them with near certainty
+
+
+def _seen(rules: Rules[Any, Any, Any], state: Any, seat: Seat) -> str:
+    return json.dumps(rules.view(state, seat, None), sort_keys=True, default=list)
+
+
+def undo_blocker(
+    rules: Rules[S, M, C], before: S, given: Input, after: S, players: int, seed: int = 0
+) -> UndoBlock | None:
+    """Whether taking ``given`` back (``before`` → ``after``) would leave a seat knowing what the
+    game hid from it: None when it is safe, else why not.
+
+    Computed for every engine alike from what each seat sees, by sampling for each seat the full
+    states consistent with its view before (``determinize``):
+
+    - ``random``: the same input gives the author another view in a world it held possible (a
+      draw, a shuffle: chance or a hidden pile it could not predict);
+    - ``revealed``: the author holds something another seat cannot see (a hand) and that seat saw
+      the input happen: what the author chose to do, and could do, tells it about what it holds.
+      (A world where the input is impossible, or gives the seat another view, is the same finding.)
+      This is deliberately conservative: sampling can prove that something was shown, never that
+      nothing was, so in the card games most inputs are refused.
+    - None: a perfect-information step (Ekö's open board) gives every seat the same view in every
+      world: safe.
+    """
+    gen = random.Random(seed)
+    author = getattr(given, "seat", None)
+    author_view = _seen(rules, before, author) if author is not None else None
+    for seat in range(players):
+        seen_after = _seen(rules, after, seat)
+        seen_before = _seen(rules, before, seat)
+        view_before = json.loads(seen_before)
+        for _ in range(UNDO_SAMPLES):
+            world = rules.determinize(view_before, seat, gen)
+            hidden = seat != author and author is not None and _seen(rules, world, author) != author_view
+            if hidden and seen_after != seen_before:
+                return "revealed"  # the author holds what this seat cannot see, and it saw the input
+            try:
+                world_after, _ = step(rules, world, given)
+            except RulesError:
+                return "revealed"  # the input was impossible in a world this seat held possible
+            if _seen(rules, world_after, seat) != seen_after:
+                return "random" if seat == author else "revealed"
+    return None

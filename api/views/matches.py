@@ -25,7 +25,7 @@ from api.serializers import EventSerializer, MatchSerializer, ProblemSerializer,
 from core.errors import NotFound
 from games import selectors
 from games.models import Invitation, Match, Seat
-from games.services import away, lobby, play
+from games.services import agreements, away, lobby, play
 from rules import RULES
 
 P = ProblemSerializer
@@ -367,6 +367,32 @@ class MoveSubmitApi(APIView):
         except idempotency.Replay as answered:
             return answered.response()  # the first answer's bytes
         return response
+
+
+class MatchUndoApi(APIView):
+    rate_scopes = {"POST": "moves"}
+
+    class InputSerializer(serializers.Serializer):
+        expected_version = serializers.IntegerField(min_value=0, help_text="The version you saw your move at.")
+
+    @extend_schema(
+        operation_id="matches_undo",
+        tags=["play"],
+        request=InputSerializer,
+        responses={201: MoveSubmitApi.OutputSerializer, 400: P, 403: P, 404: P, 409: P, 422: P},
+        description="Take back your own last input (an `undone` record), when the match's `takebacks` option "
+        "is `own_input`, nothing was recorded since, and it showed nobody anything hidden: else `422 "
+        "undo_unsafe` with `reason` (`revealed`, `random`, `others_moved`, `not_yours`, `disabled`) and `seq`. "
+        "The state's `can_undo` says beforehand.",
+    )
+    def post(self, request: Request, match_id: str) -> Response:
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        played = agreements.match_undo(
+            match_id=match_id, user=caller(request), expected_version=data.validated_data["expected_version"]
+        )
+        state = selectors.state_payload(played.match, played.rules, played.state, played.seat, played.seats)
+        return Response({"version": played.match.version, "state": state}, status=status.HTTP_201_CREATED)
 
 
 class EventListApi(APIView):

@@ -25,6 +25,9 @@ from rules import RULES, bots
 from rules.base import RulesError, Started, step
 
 BOT_LEVELS = bots.LEVELS
+#: Who may take moves back (the match option ``takebacks``, docs/api.md *Undo and agreements*):
+#: nobody, the author of the last input alone, or everyone whose records it would undo.
+TAKEBACKS = ("none", "own_input", "by_consent")
 
 
 def _validate_bots(bots: Any, players: int, creator_seat: int = 0) -> list[tuple[int, str]]:
@@ -84,6 +87,11 @@ def match_create(
             errors={"players": [f"Must be from {rules.seats.start} to {rules.seats.stop - 1}."]},
         )
     options = dict(options or {})
+    takebacks = options.pop("takebacks", None)  # the platform's option, not the engine's
+    if takebacks is not None and takebacks not in TAKEBACKS:
+        raise InvalidRequest(
+            f"takebacks must be one of {', '.join(TAKEBACKS)}.", errors={"options.takebacks": ["Unknown value."]}
+        )
     if "setup" in options and not setup_allowed(user):
         raise Forbidden("The setup option is for tests and staff only.")
     _check_option_bounds(options)
@@ -110,6 +118,7 @@ def match_create(
         seed_commitment=hashlib.sha256(str(seed).encode()).hexdigest(),
         private=private,
         rated="setup" not in options,
+        takebacks=takebacks or ("none" if "setup" not in options else "own_input"),
         created_by=user,
         created_at=now,
         updated_at=now,

@@ -114,6 +114,28 @@ def apply_input(
     return Played(match, rules, new_state, seats, author)
 
 
+def apply_undone(match: Match, seats: list[Seat], *, to_seq: int, seat: int, actor: str) -> Played:
+    """Set a locked match back to its state at ``to_seq`` with an ``undone`` record (an undo, or an
+    accepted takeback): replay skips the span, the log keeps it. Clocks follow the state as after
+    any input; an undo refunds nothing a bank already paid."""
+    rules = replay.rules_for(match)
+    now = timezone.now()
+    state = replay.state_at(match, to_seq)
+    writes.append(
+        match,
+        Record.Type.UNDONE,
+        actor=actor,
+        seat=seat,
+        move={"to_seq": to_seq},  # what replay reads (`replay.replay`)
+        data={"to_seq": to_seq},
+        at=now,
+        defer=True,
+    )
+    _timer_set(match, rules.timer(state), [], now)
+    _advance(match, rules, state, None, seats=seats, author=None, now=now, wake_bots=True)
+    return Played(match, rules, state, seats, seat)
+
+
 def _timer_set(match: Match, timer: Timer | None, effects: list[dict[str, Any]], now: datetime) -> None:
     """Keep, start or clear the game timer; a new one stamps its deadline into the effects announcing it."""
     if timer is None:

@@ -22,6 +22,7 @@ export class ApiError extends Error {
 }
 
 const WORDS = {
+  undo_unsafe: "That move cannot be taken back: someone has seen what it showed, or it drew a card.",
   away_too_long: "Your balance of away time does not reach that far: choose an earlier return.",
   away_not_now: "You cannot go away right now (a clock of yours is nearly out, or you went away too recently).",
   version_conflict: "Someone else moved first, so the board has been refreshed. Look again and try again.",

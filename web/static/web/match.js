@@ -17,6 +17,10 @@ const RECORD_WORDS = {
   bot_added: (r) => `A ${r.data?.level || ""} bot took seat ${r.seat + 1}.`,
   started: () => "The match started.",
   resigned: (r, n) => `${n(r.seat)} resigned.`,
+  undone: (r, n) => `${n(r.seat)} took the last move back (back to record ${r.data?.to_seq}).`,
+  paused: (r, n) => `${n(r.seat)} is away: their clock is frozen.`,
+  resumed: (r, n) => `${n(r.seat)}'s clock runs again${r.data?.reason === "cap" ? " (the away limit)" : ""}.`,
+  seat_returned: (r, n) => `${n(r.seat)} is back and takes the seat from the caretaker bot.`,
   timeout: (r, n) => `${n(r.seat)} ran out of time.`,
   expired: () => "The timer ran out.",
   aborted: () => "The match was aborted.",
@@ -166,6 +170,11 @@ export function MatchPage({ id, me }) {
     // Bots answer right after a commit: look again shortly rather than at the next poll.
     if (answer.state.status === "active" && !answer.state.awaiting.includes(answer.state.you)) setTimeout(() => live.current?.refresh(), 300);
   });
+  const undo = () => act(async () => {
+    const answer = await post(`matches/${id}/undo`, { expected_version: state.version });
+    setSelected(null);
+    accept(answer.state);
+  });
   const command = (path, body) => act(async () => {
     const sum = await post(`matches/${id}/${path}`, body || {});
     summaryVersion.current = -1;
@@ -210,6 +219,7 @@ export function MatchPage({ id, me }) {
         ${seated ? html`<${MovePanel} moves=${moves} describe=${(m) => game.describeMove(m, view, names)} onMove=${play} busy=${busy}
           highlight=${game.highlight ? (m) => game.highlight(m, selected) : null} />`
           : html`<p class="muted">You are watching: this is the public view.</p>`}
+        ${seated && state.can_undo && html`<p><button type="button" data-undo onClick=${undo} disabled=${busy}>Undo my last move</button></p>`}
         ${seated && state.status === "active" && !summary.seats[state.you]?.resigned && html`<div class="resign">
           ${confirmResign
             ? html`<p>Resign this match?</p><button type="button" class="danger" onClick=${() => { setConfirmResign(false); command("resign"); }}>Yes, resign</button>
