@@ -7,7 +7,7 @@ from django.urls import URLPattern, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from api import streams
-from api.views import accounts, away, components, docs, matches, notifications, players, root
+from api.views import accounts, agreements, away, components, docs, matches, notifications, players, root
 
 ID = r"(?P<match_id>[A-Za-z0-9_-]+)"
 WH = r"(?P<webhook_id>[A-Za-z0-9_-]+)"
@@ -55,6 +55,9 @@ urlpatterns = [
     route(f"matches/{ID}/leave", matches.MatchLeaveApi, "match-leave"),
     route(f"matches/{ID}/resign", matches.MatchResignApi, "match-resign"),
     route(f"matches/{ID}/undo", matches.MatchUndoApi, "match-undo"),
+    route(f"matches/{ID}/proposals", agreements.ProposalListApi, "match-proposals"),
+    route(f"matches/{ID}/proposals/(?P<pid>[0-9]{{1,18}})", agreements.ProposalDetailApi, "match-proposal"),
+    route(f"matches/{ID}/proposals/(?P<pid>[0-9]{{1,18}})/vote", agreements.ProposalVoteApi, "match-proposal-vote"),
     route(f"matches/{ID}/bots", matches.MatchBotAddApi, "match-bots"),
     route(f"matches/{ID}/state", matches.MatchStateApi, "match-state"),
     route(f"matches/{ID}/moves", matches.MoveSubmitApi, "match-moves"),

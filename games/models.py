@@ -118,6 +118,10 @@ class Record(models.Model):
         RESUMED = "resumed"  # its clock runs again (the owner is back, or the match's away cap)
         SEAT_RETURNED = "seat_returned"  # the caretaker bot hands the seat back to its owner
         UNDONE = "undone"  # an undo or an accepted takeback: the state is that at ``to_seq`` again
+        DRAWN = "drawn"  # a draw by agreement: every remaining seat shares first place
+        CONCEDED = "conceded"  # everyone agreed that one seat wins
+        CANCELLED = "cancelled"  # everyone agreed to end the match, unrated
+        TIME_GRANTED = "time_granted"  # more time on a seat's clock
 
     class Actor(models.TextChoices):
         PLAYER = "player"
@@ -203,3 +207,40 @@ class AwayBalance(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id}: {self.seconds} s away"
+
+
+class Proposal(models.Model):
+    """An agreement put to a match's seats (games.services.agreements): a takeback, a draw, a
+    concession, a cancellation, a pause or more time. ``needed`` are the seats whose yes it takes;
+    ``votes`` maps a seat (as a string) to its answer."""
+
+    class Status(models.TextChoices):
+        OPEN = "open"
+        PASSED = "passed"
+        REJECTED = "rejected"
+        EXPIRED = "expired"
+        WITHDRAWN = "withdrawn"
+
+    match = models.ForeignKey(Match, related_name="proposals", on_delete=models.CASCADE)
+    kind = models.CharField(max_length=16)
+    by_seat = models.PositiveSmallIntegerField()
+    by_user = models.ForeignKey(settings.AUTH_USER_MODEL, related_name="+", on_delete=models.CASCADE)
+    params = models.JSONField(default=dict, blank=True)  # to_seq, seat, until, seconds
+    needed = models.JSONField(default=list)
+    votes = models.JSONField(default=dict, blank=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.OPEN, db_index=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    created_version = models.PositiveIntegerField()
+    expires_at = models.DateTimeField(db_index=True)
+    resolved_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["match", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["match", "kind"], condition=models.Q(status="open"), name="proposal_one_open_per_kind"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.match_id} {self.kind} by {self.by_seat} ({self.status})"

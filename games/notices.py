@@ -37,6 +37,9 @@ TYPES = (
     "away_ended",
     "opponent_away",
     "opponent_back",
+    # games.services.agreements: a proposal put to you, and how one ended
+    "proposal",
+    "proposal_result",
 )
 
 
@@ -72,6 +75,29 @@ def on_played(
             notify(seat.user_id, "match_finished", {**base, "result": match.result, "event": event}, match)
         elif seat.index in awaiting and not seat.resigned and not seat.bot and seat.index not in before_set:
             notify(seat.user_id, "your_turn", {**base, "deadline": _deadline(seat, match), "event": event}, match)
+
+
+def on_agreed(match: Match, seats: list[Seat], record: Record) -> None:
+    """A match ended by agreement: ``match_finished`` to every human seat, with the record."""
+    for seat in sorted((s for s in seats if s.user_id is not None), key=lambda s: s.user_id or 0):
+        payload = {
+            "match": match.id,
+            "game": match.game,
+            "version": match.version,
+            "seat": seat.index,
+            "result": match.result,
+            "event": selectors.record_for_viewer(None, record, seat.index),
+        }
+        notify(seat.user_id, "match_finished", payload, match)
+
+
+def on_proposal(match: Match, seats: list[Seat], type: str, proposal: dict[str, Any]) -> None:
+    """``proposal`` (a new one, to the seats whose yes it takes) or ``proposal_result`` (to every human seat)."""
+    wanted = set(proposal["needed"]) if type == "proposal" else {s.index for s in seats}
+    for seat in sorted((s for s in seats if s.user_id is not None), key=lambda s: s.user_id or 0):
+        if seat.index in wanted and not (type == "proposal" and seat.index == proposal["by"]):
+            payload = {"match": match.id, "game": match.game, "seat": seat.index, "proposal": proposal}
+            notify(seat.user_id, type, payload, match)
 
 
 def on_took_over(match: Match, seat: Seat, record: Record) -> None:

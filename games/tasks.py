@@ -12,7 +12,7 @@ from django.core.cache import cache
 
 from core import taskqueue
 from games import botplay, notices, ratings, scheduling
-from games.services import away, deadlines
+from games.services import agreements, away, deadlines
 
 
 @shared_task(name=taskqueue.DEADLINE_FIRE, ignore_result=True)
@@ -31,6 +31,7 @@ def deadline_fire(match_id: str, version: int) -> int:
 def deadlines_sweep() -> int:
     """Beat, every few seconds: absences (`away.sweep`), every due deadline, and every awaited bot."""
     applied = away.sweep()  # absences that ended, seats not yet paused, caps reached
+    agreements.sweep()  # proposals past their time
     for match_id in scheduling.due_match_ids():
         applied += deadlines.deadlines_process(match_id=match_id)
     for match_id in scheduling.bot_match_ids():

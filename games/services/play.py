@@ -136,6 +136,27 @@ def apply_undone(match: Match, seats: list[Seat], *, to_seq: int, seat: int, act
     return Played(match, rules, state, seats, seat)
 
 
+def end_by_agreement(
+    match: Match, seats: list[Seat], *, rtype: str, data: dict[str, Any], result: dict[str, Any] | None
+) -> Record:
+    """End a locked match as its seats agreed: ``drawn`` or ``conceded`` (finished, rated as the
+    result says), or ``cancelled`` (``result`` None: aborted, unrated, no rating changes)."""
+    now = timezone.now()
+    record = writes.append(match, rtype, actor=Record.Actor.SYSTEM, data=data, at=now, defer=True)
+    match.status = Match.Status.FINISHED if result is not None else Match.Status.ABORTED
+    match.finished_at, match.updated_at, match.result, match.awaiting = now, now, result, []
+    match.timer_key, match.timer_deadline = "", None
+    Seat.objects.filter(match=match).update(deadline=None, clock_started_at=None)
+    writes.save_progress(match)
+    if result is None:
+        match.rated = False
+        match.save(update_fields=["rated"])
+    elif ratings.ratings_update(match):
+        scheduling.leaderboard_on_commit(match.game)
+    notices.on_agreed(match, seats, record)
+    return record
+
+
 def _timer_set(match: Match, timer: Timer | None, effects: list[dict[str, Any]], now: datetime) -> None:
     """Keep, start or clear the game timer; a new one stamps its deadline into the effects announcing it."""
     if timer is None:

@@ -7,7 +7,7 @@ Frozen dataclasses with tuples. The move dataclasses carry their JSON shape (``T
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal, Required, TypedDict
+from typing import Any, ClassVar, Literal, NotRequired, Required, TypedDict
 
 from rules.base import JSON, InvalidMove
 from rules.ecos.board import SPECIES, Hex, Tile, hex_key, parse_hex
@@ -658,7 +658,7 @@ class EcosResult(TypedDict):
     ranking: list[list[int]]
     scores: list[int]
     reason: str
-    tiebreak_draws: int
+    tiebreak_draws: NotRequired[int]  # absent from a result by agreement (a draw, a concession)
 
 
 class EcosView(TypedDict):

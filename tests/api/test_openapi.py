@@ -177,6 +177,7 @@ SOMETIMES_ABSENT = {
     "GameOption": {"choices", "maximum", "minimum", "restricted"},
     "Result": {"rematch", "tiebreak_draws"},
     "Problem": {"current_version", "errors", "reason"},
+    "Proposal": {"seat", "seconds", "to_seq", "until"},
     "TimeControl": {"away", "away_cap_s", "bank_s", "bot_after", "increment_s", "on_timeout", "per_move_s"},
 }
 

@@ -47,12 +47,18 @@ def test_each_request_example_is_accepted(operation, path, name, body, make_user
         conf.call(api(), "post", f"{API}/auth/register", {"username": body["username"], "password": body["password"]})
     if operation == "matches_invitations_create":
         make_user(body["username"])
-    if operation in ("matches_join", "matches_bots_add", "matches_moves_create", "matches_invitations_create"):
+    if operation in (
+        "matches_join",
+        "matches_bots_add",
+        "matches_moves_create",
+        "matches_invitations_create",
+        "matches_proposals_create",
+    ):
         if operation == "matches_moves_create":
             monkeypatch.setattr(lobby.secrets, "randbits", lambda bits: schema.EXAMPLE_SEED)
         owner = ben if operation == "matches_join" else ann
         match = lobby.match_create(user=owner, game=name if name in RULES else "ekko", players=2)
-        if operation == "matches_moves_create":
+        if operation in ("matches_moves_create", "matches_proposals_create"):
             lobby.match_join(match_id=match.id, user=ben)
         url = url.replace("{match_id}", match.id)
     if operation == "invites_lookup":

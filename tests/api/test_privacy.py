@@ -56,7 +56,7 @@ UNDOCUMENTED = {
 #: The figures of a rating, which count every rated match, private ones too (see the docstring).
 RATING_STATE = {"rating", "mu", "sigma", "ordinal", "matches", "games", "rank", "provisional"}
 
-MATCH_PATHS = ["", "/state", "/events", "/export", "/invitations"]
+MATCH_PATHS = ["", "/state", "/events", "/export", "/invitations", "/proposals"]
 
 
 @dataclass
@@ -154,13 +154,15 @@ def walk(client: Any, world: World, viewer: str) -> dict[tuple[str, str], tuple[
 
 def _masked(template: str, body: Any) -> Any:
     """``body`` with the figures of a rating replaced (they include private matches: see the docstring),
-    and the time a token was last used."""
+    the time a token was last used, and the away balance (it accrues)."""
 
     def mask(entry: dict[str, Any]) -> dict[str, Any]:
         return {k: ("(rating)" if k in RATING_STATE else v) for k, v in entry.items()}
 
     if template == "/api/v1/me/tokens":  # written at most once a minute, and a walk may take longer
         return [{**token, "last_used_at": "(time)"} for token in body]
+    if template == "/api/v1/me/away":  # the balance grows by the second
+        return {**body, "balance_s": "(balance)"}
     if not isinstance(body, dict):
         return body
     if template in ("/api/v1/me", "/api/v1/users/{username}"):

@@ -30,4 +30,4 @@ def test_undo_through_the_page(page, make_user):
     page.locator(f"[data-move='{move}']").first.wait_for()
     assert Record.objects.filter(match=match, type="undone").count() == 1
     assert page.locator("[data-undo]").count() == 0
-    assert "took the last move back" in page.locator("section.log").inner_text()
+    page.locator("section.log").get_by_text("took the last move back").wait_for()

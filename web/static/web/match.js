@@ -4,6 +4,7 @@ import { ecos } from "./games/ecos.js";
 import { ekko } from "./games/ekko.js";
 import { eko } from "./games/eko.js";
 import { enka } from "./games/enka.js";
+import { Agreements } from "./agreements.js";
 import { watchMatch } from "./live.js";
 import { InvitePanel } from "./players.js";
 import { Countdown, ErrorNote, Link, gameName, html, seatName, useEffect, useRef, useState } from "./ui.js";
@@ -17,8 +18,14 @@ const RECORD_WORDS = {
   bot_added: (r) => `A ${r.data?.level || ""} bot took seat ${r.seat + 1}.`,
   started: () => "The match started.",
   resigned: (r, n) => `${n(r.seat)} resigned.`,
+  drawn: () => "The players agreed to a draw.",
+  conceded: (r, n) => `The players agreed that ${n(r.data?.seat)} wins.`,
+  cancelled: () => "The players agreed to cancel the match (unrated).",
+  time_granted: (r, n) => `${n(r.seat)} was given ${Math.round((r.data?.seconds || 0) / 60)} more minutes.`,
   undone: (r, n) => `${n(r.seat)} took the last move back (back to record ${r.data?.to_seq}).`,
-  paused: (r, n) => `${n(r.seat)} is away: their clock is frozen.`,
+  paused: (r, n) => (r.data?.reason === "agreement"
+    ? `The players agreed to pause the clocks until ${new Date(r.data.until).toLocaleString()}.`
+    : `${n(r.seat)} is away: their clock is frozen.`),
   resumed: (r, n) => `${n(r.seat)}'s clock runs again${r.data?.reason === "cap" ? " (the away limit)" : ""}.`,
   seat_returned: (r, n) => `${n(r.seat)} is back and takes the seat from the caretaker bot.`,
   timeout: (r, n) => `${n(r.seat)} ran out of time.`,
@@ -228,6 +235,8 @@ export function MatchPage({ id, me }) {
         </div>`}
       </aside>
     </div>
+    ${seated && state.status === "active" && !summary.seats[state.you]?.resigned && html`<${Agreements} id=${id} state=${state}
+      names=${names} seats=${summary.seats} onChange=${() => { summaryVersion.current = -1; live.current?.refresh(); }} />`}
     <section class="log" aria-labelledby="log-h">
       <h2 id="log-h">Log</h2>
       <ol reversed>${log.slice(0, 60).map((l) => html`<li key=${l.key}>${l.line}</li>`)}</ol>
