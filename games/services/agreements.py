@@ -225,8 +225,35 @@ def proposal_create(*, match_id: str, user: User, body: Any) -> dict[str, Any]:
     except IntegrityError:
         raise Conflict("proposal_open", f"A {kind} proposal is already open in this match.") from None
     notices.on_proposal(match, seats, "proposal", proposal_json(proposal))
+    _bots_vote(match, seats, proposal)
     _settle(match, seats, proposal)
     return proposal_json(proposal)
+
+
+def _bots_vote(match: Match, seats: list[Seat], proposal: Proposal) -> None:
+    """Bots answer at once, by a fixed policy on what their engine's heuristic says of the position:
+    a ``cancel`` only in an unrated match; a ``draw`` when they are not ahead of everyone; a
+    ``concede_to`` that names them, or a seat they stand behind. They are not asked the other kinds."""
+    if proposal.kind not in ("draw", "concede_to", "cancel"):
+        return
+    bots = [s.index for s in seats if s.bot and not s.resigned]
+    if not bots:
+        return
+    rules, state = replay.rules_for(match), replay.match_state(match)
+    standing = {s.index: rules.heuristic(state, s.index) for s in seats if not s.resigned}
+    votes = dict(proposal.votes)
+    for bot in bots:
+        if proposal.kind == "cancel":
+            yes = not match.rated
+        elif proposal.kind == "draw":
+            yes = standing[bot] < max(v for seat, v in standing.items() if seat != bot)
+        else:
+            named = proposal.params["seat"]
+            yes = named == bot or standing[bot] < standing.get(named, float("inf"))
+        votes[str(bot)] = yes
+    proposal.needed = sorted({*proposal.needed, *bots})
+    proposal.votes = votes
+    proposal.save(update_fields=["needed", "votes"])
 
 
 def proposal_list(*, match_id: str, user: User, status: str = "open") -> list[dict[str, Any]]:

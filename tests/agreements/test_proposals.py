@@ -112,7 +112,7 @@ def test_a_takeback_across_a_reveal_is_refused(make_user, api):
     match, people = _table(make_user, game="ekko", players=2, options={"takebacks": "by_consent"})
     mover = people[match.awaiting[0]]
     state = api(mover).get(f"{API}/matches/{match.id}/state").json()
-    play = next(m for m in state["legal_moves"] if m["type"] == "play")
+    play = next((m for m in state["legal_moves"] if m["type"] == "play"), state["legal_moves"][0])  # or a draw
     before = state["version"]
     api(mover).post(f"{API}/matches/{match.id}/moves", {"move": play, "expected_version": before}, format="json")
     answer = _propose(api, mover, match, kind="takeback", to_seq=before)
@@ -187,3 +187,14 @@ def test_proposals_expire(make_user, api, monkeypatch):
     tasks.deadlines_sweep()
     assert Proposal.objects.get(pk=pid).status == "expired"
     assert _vote(api, people[1], match, pid).status_code == 409
+
+
+def test_bots_answer_by_their_policy(make_user, api):
+    ann = make_user("ann")
+    rated = lobby.match_create(user=ann, game="enka", players=2, bots=[{"seat": 1, "level": "random"}])
+    answer = _propose(api, ann, rated, kind="cancel").json()
+    assert answer["needed"] == [0, 1] and answer["votes"]["1"] is False and answer["status"] == "rejected"
+    conceded = _propose(api, ann, rated, kind="concede_to", seat=1).json()
+    assert conceded["votes"]["1"] is True and conceded["status"] == "passed"  # a concession to the bot
+    rated.refresh_from_db()
+    assert rated.result["winners"] == [1]

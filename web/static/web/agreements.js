@@ -12,7 +12,7 @@ const WORDS = {
   takeback: (p) => `taking the moves after record ${p.to_seq} back`,
 };
 
-export function Agreements({ id, state, names, seats, onChange }) {
+export function Agreements({ id, state, names, seats, takebackTo, onChange }) {
   const [list, setList] = useState([]);
   const [error, setError] = useState(null);
   const [busy, setBusy] = useState(false);
@@ -43,6 +43,8 @@ export function Agreements({ id, state, names, seats, onChange }) {
     <p class="propose">
       <button type="button" onClick=${() => propose({ kind: "draw" })} disabled=${busy}>Offer a draw</button>
       <button type="button" onClick=${() => propose({ kind: "cancel" })} disabled=${busy}>Propose to cancel</button>
+      ${takebackTo !== null && takebackTo !== undefined && html`<button type="button" onClick=${() => propose({ kind: "takeback", to_seq: takebackTo })} disabled=${busy}>Ask to take back my last move</button>`}
+      ${state.deadlines && Object.keys(state.deadlines.seats || {}).length > 0 && html`<button type="button" onClick=${() => propose({ kind: "pause", until: new Date(Date.now() + 86400000).toISOString() })} disabled=${busy}>Pause the clocks for a day</button>`}
       ${others.map((s) => html`<button type="button" key=${`c${s.index}`} onClick=${() => propose({ kind: "concede_to", seat: s.index })} disabled=${busy}>Concede to ${names(s.index)}</button>`)}
       ${state.deadlines && Object.keys(state.deadlines.seats || {}).length > 0 && others.map((s) => html`<button type="button" key=${`e${s.index}`} onClick=${() => propose({ kind: "extend", seat: s.index, seconds: 86400 })} disabled=${busy}>Give ${names(s.index)} a day</button>`)}
     </p>

@@ -197,6 +197,9 @@ export function MatchPage({ id, me }) {
     ? (state.awaiting.length ? `Waiting for ${state.awaiting.map((s) => (s === state.you ? "you" : names(s))).join(", ")}` : "Waiting for the server")
     : state.status === "open" ? "Waiting for players" : state.status === "finished" ? "The match is over" : state.status;
   const youToMove = seated && state.awaiting.includes(state.you);
+  // A takeback by consent goes back to just before my last move (the server refuses one that would cross a reveal).
+  const myLast = records.filter((r) => r.seat === state.you && r.type === "move").at(-1);
+  const takebackTo = summary.options?.takebacks === "by_consent" && myLast ? myLast.seq - 1 : null;
 
   return html`<main class=${`match game-${summary.game}`} data-version=${state.version} data-status=${state.status}>
     <header class="match-head">
@@ -236,7 +239,8 @@ export function MatchPage({ id, me }) {
       </aside>
     </div>
     ${seated && state.status === "active" && !summary.seats[state.you]?.resigned && html`<${Agreements} id=${id} state=${state}
-      names=${names} seats=${summary.seats} onChange=${() => { summaryVersion.current = -1; live.current?.refresh(); }} />`}
+      names=${names} seats=${summary.seats} takebackTo=${takebackTo}
+      onChange=${() => { summaryVersion.current = -1; live.current?.refresh(); }} />`}
     <section class="log" aria-labelledby="log-h">
       <h2 id="log-h">Log</h2>
       <ol reversed>${log.slice(0, 60).map((l) => html`<li key=${l.key}>${l.line}</li>`)}</ol>
