@@ -110,5 +110,8 @@ class ThreadedWSGI:
             await send({"type": "http.response.body", "body": whole})
 
     def shutdown(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+        """Stop the threads (lifespan shutdown). A server started again in this process (the tests
+        run several, one after the other, on the one `application`) gets a new pool."""
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)

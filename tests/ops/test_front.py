@@ -366,3 +366,34 @@ def test_past_the_connection_cap_a_request_gets_a_503_problem(monkeypatch):
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
         conn.request("GET", "/api/v1/games")
         assert conn.getresponse().status == 200
+
+
+def test_a_front_started_again_in_the_same_process_gets_new_threads():
+    """A lifespan shutdown ends the WSGI threads; a server started after it on the same application
+    (the tests start several in one process) must not find them gone ("cannot schedule new futures
+    after shutdown", a 500 seen once in CI)."""
+    from front.wsgi import ThreadedWSGI
+
+    def hello(environ: dict[str, Any], start_response: Any) -> list[bytes]:
+        start_response("200 OK", [("Content-Type", "text/plain")])
+        return [b"hello"]
+
+    threaded = ThreadedWSGI(hello, 1)
+    scope = {"type": "http", "method": "GET", "path": "/", "raw_path": b"/", "query_string": b"", "headers": []}
+
+    async def ask() -> list[dict[str, Any]]:
+        sent: list[dict[str, Any]] = []
+
+        async def send(message: dict[str, Any]) -> None:
+            sent.append(message)
+
+        await threaded(scope, b"", send)
+        return sent
+
+    def body(sent: list[dict[str, Any]]) -> bytes:
+        return b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
+
+    assert body(asyncio.run(ask())) == b"hello"
+    threaded.shutdown()
+    assert body(asyncio.run(ask())) == b"hello"
+    threaded.shutdown()
