@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+import zlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -78,6 +79,12 @@ class UndoCheck:
     to_seq: int | None = None
 
 
+def sample_seed(match: Match, n: int) -> int:
+    """A seed for sampling hidden worlds (the undo oracle, a bot's vote): fixed per match and record,
+    and never the match's secret seed, so that nothing sampled depends on it."""
+    return zlib.crc32(f"{match.id}:{n}".encode())
+
+
 def undo_check(match: Match, seat: int, state: Any) -> UndoCheck:
     """The rules of ``POST undo``: the match allows it, the last record is this seat's own move,
     and taking it back hides nothing anyone learned (`rules.base.undo_blocker`)."""
@@ -92,7 +99,7 @@ def undo_check(match: Match, seat: int, state: Any) -> UndoCheck:
     rules = replay.rules_for(match)
     before = replay.state_at(match, mine.seq - 1)
     given = Moved(seat, rules.parse_move(mine.move))
-    blocked = undo_blocker(rules, before, given, state, match.players, seed=match.seed ^ mine.seq)
+    blocked = undo_blocker(rules, before, given, state, match.players, seed=sample_seed(match, mine.seq))
     if blocked is not None:
         return UndoCheck(blocked, mine.seq)
     return UndoCheck(None, None, mine.seq - 1)

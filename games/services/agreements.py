@@ -11,6 +11,8 @@ blocking ``seq``. An accepted undo appends an ``undone`` record (`play.apply_und
 
 from __future__ import annotations
 
+import json
+import random
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -124,7 +126,10 @@ def _takeback_blocker(match: Match, to_seq: int) -> int | None:
             return record.seq  # a timeout, an expiry, a resignation: not taken back
         before, after = replay.state_at(match, record.seq - 1), replay.state_at(match, record.seq)
         given = Moved(record.seat, rules.parse_move(record.move))
-        if undo_blocker(rules, before, given, after, match.players, seed=match.seed ^ record.seq) is not None:
+        if (
+            undo_blocker(rules, before, given, after, match.players, seed=selectors.sample_seed(match, record.seq))
+            is not None
+        ):
             return record.seq
     return None
 
@@ -240,9 +245,13 @@ def _bots_vote(match: Match, seats: list[Seat], proposal: Proposal) -> None:
     if not bots:
         return
     rules, state = replay.rules_for(match), replay.match_state(match)
-    standing = {s.index: rules.heuristic(state, s.index) for s in seats if not s.resigned}
     votes = dict(proposal.votes)
     for bot in bots:
+        # What the bot's seat sees, never the whole state: its vote is public, so it must not
+        # depend on anything the seat cannot see (a bot plays from a world sampled from its view).
+        seen = json.loads(json.dumps(rules.view(state, bot, None), default=list))
+        world = rules.determinize(seen, bot, random.Random(selectors.sample_seed(match, -proposal.pk)))
+        standing = {s.index: rules.heuristic(world, s.index) for s in seats if not s.resigned}
         if proposal.kind == "cancel":
             yes = not match.rated
         elif proposal.kind == "draw":
