@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
-from threading import Barrier
-
 import pytest
-from django.db import connection
 
 from games.models import Match, Proposal, Record
 from games.services import lobby
+from tests.races import race
 
 pytestmark = pytest.mark.django_db(transaction=True)
 API = "/api/v1"
@@ -35,17 +32,7 @@ def test_racing_votes_a_move_and_a_withdrawal_give_one_outcome(make_user, api, r
             format="json",
         ),
     ]
-    barrier = Barrier(len(racers))
-
-    def run(racer):
-        barrier.wait()
-        try:
-            return racer()
-        finally:
-            connection.close()
-
-    with ThreadPoolExecutor(len(racers)) as pool:
-        answers = list(pool.map(run, racers))
+    answers = race(racers)
     assert all(a.status_code < 500 for a in answers), [a.content for a in answers]
     proposal = Proposal.objects.get(pk=pid)
     match.refresh_from_db()

@@ -3,12 +3,9 @@ outcome: at most one open absence, every seat paused exactly when its owner is a
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
-from threading import Barrier
 
 import pytest
-from django.db import connection
 from django.utils import timezone
 
 from games import tasks
@@ -16,6 +13,7 @@ from games.models import Absence, Match, Record, Seat
 from games.services import lobby
 from tests.away.test_away import API, _iso
 from tests.away.test_away_schedules import _check_log
+from tests.races import race
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -50,17 +48,7 @@ def test_racing_puts_deletes_moves_and_sweeps_leave_one_consistent_outcome(make_
         if state["legal_moves"]
         else None,
     ]
-    barrier = Barrier(len(racers))
-
-    def run(racer):
-        barrier.wait()
-        try:
-            return racer()
-        finally:
-            connection.close()
-
-    with ThreadPoolExecutor(len(racers)) as pool:
-        answers = list(pool.map(run, racers))
+    answers = race(racers)
     for answer in answers:
         assert answer is None or isinstance(answer, int) or answer.status_code < 500, answer.content
     tasks.deadlines_sweep()  # whatever a race left undone, the sweep finishes
