@@ -113,6 +113,9 @@ class MatchSerializer(OutputModelSerializer):
     options = serializers.SerializerMethodField()
     result = serializers.SerializerMethodField()
     awaiting = serializers.SerializerMethodField()
+    awaited_since = serializers.SerializerMethodField(
+        help_text="Since when each awaited seat (by index, as a string) has been awaited: what a nudge waits for."
+    )
     deadlines = serializers.SerializerMethodField()
     seed = serializers.SerializerMethodField(help_text="Revealed once the match is over.")
     rematch_of = serializers.CharField(source="rematch_of_id", read_only=True, allow_null=True)
@@ -129,6 +132,7 @@ class MatchSerializer(OutputModelSerializer):
             "version",
             "seats",
             "awaiting",
+            "awaited_since",
             "deadlines",
             "result",
             "options",
@@ -159,6 +163,10 @@ class MatchSerializer(OutputModelSerializer):
 
     def get_awaiting(self, match: Match) -> list[int]:
         return list(match.awaiting) if match.status == Match.Status.ACTIVE else []
+
+    @extend_schema_field({"type": "object", "additionalProperties": {"type": "string", "format": "date-time"}})
+    def get_awaited_since(self, match: Match) -> dict[str, str]:
+        return dict(match.awaited_since or {}) if match.status == Match.Status.ACTIVE else {}
 
     @extend_schema_field(DEADLINES)
     def get_deadlines(self, match: Match) -> dict[str, Any]:

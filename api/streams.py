@@ -1,7 +1,8 @@
 """The stream paths as async Django views (served on the front's event loop, front/app.py).
 
 ``GET me/stream`` and ``GET matches/{id}/stream``: Server-Sent Events; ``Last-Event-ID`` (or
-``?after=``) resumes after that entry, replaying what was missed first; with neither, the stream
+``?after=``) resumes after that entry, replaying what was missed first (a match stream carries its
+records and its ``chat`` messages, each numbered on its own: its ids are ``R`` or ``R.C``); with neither, the stream
 starts at the current end (read the inbox or the events first, then follow from their last id). Authenticated by the
 ``Authorization`` header or, for ``EventSource``, ``?ticket=`` from ``POST me/stream-tickets``
 (single use, short-lived: a token never goes in a URL). Beyond the caps per user and per process
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import random
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,8 +34,9 @@ from api.authentication import BearerOrTokenAuthentication
 from api.exceptions import PROBLEM, RateLimited, problem
 from games import selectors
 from games.models import Match
-from notify import streams
+from notify import registry, streams
 from notify.models import InboxCounter, StreamTicket
+from talk import chat
 
 
 def _problem(status: int, code: str, title: str, detail: str, headers: dict[str, str] | None = None) -> HttpResponse:
@@ -96,16 +99,50 @@ def _match_allowed(grant: Grant, match_id: str, code: str | None) -> str | None:
     return None
 
 
-def _after(request: HttpRequest) -> int | None | bool:
-    """The id to resume after; None when the client gave none (live from now on); False when malformed."""
+Cursor = tuple[int, int | None]  # a record (or inbox) number, and a chat number (match streams only)
+_CURSOR = re.compile(r"([0-9]{1,10})(?:\.([0-9]{1,10}))?")
+
+
+def _after(request: HttpRequest) -> Cursor | None | bool:
+    """The id to resume after; None when the client gave none (live from now on); False when
+    malformed. A match stream's id is ``R`` or ``R.C``: its last record, and its last chat message
+    (`talk.chat`'s number across the match's channels)."""
     raw = request.headers.get("Last-Event-ID") or request.GET.get("after")
     if raw is None or raw == "":
         return None
-    try:
-        value = int(raw)
-    except ValueError:
+    found = _CURSOR.fullmatch(raw.strip())
+    if found is None:
         return False
-    return value if 0 <= value < 2**31 else False
+    records, chat_ = int(found[1]), None if found[2] is None else int(found[2])
+    if records >= 2**31 or (chat_ is not None and chat_ >= 2**31):
+        return False
+    return records, chat_
+
+
+def _event_id(records: int, chat_: int) -> str:
+    return str(records) if chat_ == 0 else f"{records}.{chat_}"
+
+
+def _match_pages(match_id: str, user_id: int) -> streams.Page:
+    """A match stream's pages: its records, then its chat messages, each with its own number; the
+    cursor is both. Messages the reader may not see are passed over (and remembered as passed)."""
+    passed = [0]
+
+    def page(cursor: tuple[int, int]) -> list[streams.Row]:
+        records, chat_ = cursor
+        chat_ = max(chat_, passed[0])
+        rows: list[streams.Row] = []
+        for event in registry.matches().events(match_id, user_id, records, streams.PAGE):
+            records = event["seq"]
+            rows.append(((records, chat_), _event_id(records, chat_), event["type"], event))
+        if len(rows) < streams.PAGE:
+            looked, messages = chat.stream_page(match_id, user_id, chat_, streams.PAGE - len(rows))
+            for n, message in messages:
+                rows.append(((records, n), _event_id(records, n), "chat", message))
+            passed[0] = max(passed[0], looked)
+        return rows
+
+    return page
 
 
 def _inbox_end(user_id: int) -> int:
@@ -115,19 +152,20 @@ def _inbox_end(user_id: int) -> int:
         close_old_connections()
 
 
-def _match_end(match_id: str, user: User, code: str | None) -> int | None:
-    """The match's version, or None when there is no such match or ``user`` may not see it
-    (a private match is as absent as a missing one)."""
+def _match_end(match_id: str, user: User, code: str | None) -> tuple[int, int] | None:
+    """The match's version and last chat number, or None when there is no such match or ``user``
+    may not see it (a private match is as absent as a missing one)."""
     try:
         match = Match.objects.filter(id=match_id).first()
         if match is None or not selectors.match_visible_to(match, user, code):
             return None
-        return match.version
+        return match.version, chat.chat_end(match_id)
     finally:
         close_old_connections()
 
 
-async def _prepare(request: HttpRequest) -> tuple[Grant | None, int | None, HttpResponse | None]:
+async def _prepare(request: HttpRequest) -> tuple[Grant | None, Cursor | None, HttpResponse | None]:
+    """Who the stream is for and where it resumes (None: from the current end), or the refusal."""
     if isinstance(request, WSGIRequest):  # a sync worker would be held for the stream's life: never
         detail = "Streams are served on the front's event loop (front/app.py), not by this WSGI worker."
         return None, None, _problem(503, "streams_unavailable", "Streams unavailable", detail, {"Retry-After": "30"})
@@ -142,18 +180,15 @@ async def _prepare(request: HttpRequest) -> tuple[Grant | None, int | None, Http
             _problem(401, "not_authenticated", "Not authenticated", detail, {"WWW-Authenticate": "Token"}),
         )
     after = _after(request)
-    if after is False:
-        return (
-            None,
-            None,
-            _problem(400, "invalid_request", "Invalid request", "Last-Event-ID / after must be a number."),
-        )
+    if after is False or (isinstance(after, tuple) and after[1] is not None and "/matches/" not in request.path):
+        detail = "Last-Event-ID / after must be an id this stream sent: a number (N.C on a match stream)."
+        return None, None, _problem(400, "invalid_request", "Invalid request", detail)
     refused = streams.CAPS.acquire(grant.user.pk)
     if refused is not None:
         wait = str(random.randint(5, 15))
         detail = "Too many open streams for you." if refused == "user" else "This server holds all the streams it can."
         return None, None, _problem(503, "too_many_streams", "Too many streams", detail, {"Retry-After": wait})
-    return grant, (-1 if after is None else int(after)), None
+    return grant, (after if isinstance(after, tuple) else None), None
 
 
 def _stream(body: Any) -> StreamingHttpResponse:
@@ -167,24 +202,24 @@ async def me_stream(request: HttpRequest) -> HttpResponseBase:
     grant, after, refused = await _prepare(request)
     if refused is not None:
         return refused
-    assert grant is not None and after is not None
+    assert grant is not None
     user_id = grant.user.pk
-    if after < 0:
-        after = await streams.read(_inbox_end, user_id)
-    return _stream(streams.inbox_events(user_id, after, lambda: _revoked(grant)))
+    start = after[0] if after is not None else await streams.read(_inbox_end, user_id)
+    return _stream(streams.inbox_events(user_id, start, lambda: _revoked(grant)))
 
 
 async def match_stream(request: HttpRequest, match_id: str) -> HttpResponseBase:
     grant, after, refused = await _prepare(request)
     if refused is not None:
         return refused
-    assert grant is not None and after is not None
+    assert grant is not None
     code = request.headers.get("Invite-Code")
     end = await streams.read(_match_end, match_id, grant.user, code)
     if end is None:
         streams.CAPS.release(grant.user.pk)
         return _problem(404, "not_found", "Not found", f"No match {match_id!r}.")
-    if after < 0:
-        after = end
+    records, chat_ = after if after is not None else (end[0], None)
+    cursor = (records, end[1] if chat_ is None else chat_)  # without a chat number: new messages only
     allowed = functools.partial(_match_allowed, grant, match_id, code)
-    return _stream(streams.match_events(match_id, grant.user.pk, after, allowed))
+    pages = _match_pages(match_id, grant.user.pk)
+    return _stream(streams.match_events(match_id, grant.user.pk, cursor, allowed, pages))

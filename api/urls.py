@@ -7,10 +7,12 @@ from django.urls import URLPattern, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from api import streams
-from api.views import accounts, agreements, away, components, docs, matches, notifications, players, root
+from api.views import accounts, agreements, away, circles, components, docs, matches, notifications, players, root, talk
 
 ID = r"(?P<match_id>[A-Za-z0-9_-]+)"
 WH = r"(?P<webhook_id>[A-Za-z0-9_-]+)"
+USER = r"(?P<username>[\w.@+-]+)"
+MESSAGE = r"(?P<channel>[a-z]{1,16})/(?P<seq>[0-9]{1,9})"
 
 
 class SchemaApi(SpectacularAPIView):
@@ -39,6 +41,12 @@ urlpatterns = [
     route(r"me/tokens/(?P<token_id>[0-9]{1,18})", players.MeTokenDetailApi, "me-token-detail"),
     route("me/password", players.MePasswordApi, "me-password"),
     route("me/invitations", players.MeInvitationsApi, "me-invitations"),
+    route("me/following", circles.MeFollowingApi, "me-following"),
+    route(f"me/following/{USER}", circles.MeFollowingDetailApi, "me-follow"),
+    route("me/followers", circles.MeFollowersApi, "me-followers"),
+    route("me/blocks", circles.MeBlocksApi, "me-blocks"),
+    route(f"me/blocks/{USER}", circles.MeBlockDetailApi, "me-block"),
+    route("me/feed", circles.MeFeedApi, "me-feed"),
     route(r"users/(?P<username>[\w.@+-]+)", accounts.UserDetailApi, "user-detail"),
     route(r"users/(?P<username>[\w.@+-]+)/matches", players.UserMatchesApi, "user-matches"),
     route(r"users/(?P<username>[\w.@+-]+)/export", players.UserExportApi, "user-export"),
@@ -59,6 +67,15 @@ urlpatterns = [
     route(f"matches/{ID}/proposals/(?P<pid>[0-9]{{1,18}})", agreements.ProposalDetailApi, "match-proposal"),
     route(f"matches/{ID}/proposals/(?P<pid>[0-9]{{1,18}})/vote", agreements.ProposalVoteApi, "match-proposal-vote"),
     route(f"matches/{ID}/bots", matches.MatchBotAddApi, "match-bots"),
+    route(f"matches/{ID}/chat", talk.ChatApi, "match-chat"),
+    route(f"matches/{ID}/chat/read", talk.ChatReadApi, "match-chat-read"),
+    route(f"matches/{ID}/chat/{MESSAGE}/report", talk.ChatReportApi, "match-chat-report"),
+    route(f"matches/{ID}/chat/{MESSAGE}/hide", talk.ChatHideApi, "match-chat-hide"),
+    route(f"matches/{ID}/notes", talk.NotesApi, "match-notes"),
+    route(f"matches/{ID}/nudges", talk.NudgesApi, "match-nudges"),
+    route("moderation/chat", talk.ModerationQueueApi, "moderation-chat"),
+    route("moderation/mutes", talk.ModerationMutesApi, "moderation-mutes"),
+    route(r"moderation/mutes/(?P<mute_id>[0-9]{1,18})", talk.ModerationMuteApi, "moderation-mute"),
     route(f"matches/{ID}/state", matches.MatchStateApi, "match-state"),
     route(f"matches/{ID}/moves", matches.MoveSubmitApi, "match-moves"),
     route(f"matches/{ID}/events", matches.EventListApi, "match-events"),

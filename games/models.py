@@ -35,6 +35,8 @@ class Match(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
     result = models.JSONField(null=True, blank=True)
     awaiting = models.JSONField(default=list, blank=True)  # derived, denormalised for listings
+    # Since when each awaited seat has been awaited ({"<seat>": ISO time}): what a nudge waits for.
+    awaited_since = models.JSONField(default=dict, blank=True)
     rematch_of = models.OneToOneField(
         "self", null=True, blank=True, related_name="rematch", on_delete=models.SET_NULL
     )  # a tie under tie_policy "rematch" creates the next match with the same seats
@@ -161,6 +163,9 @@ class Invitation(models.Model):
     seat = models.PositiveSmallIntegerField(null=True, blank=True)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
     created_at = models.DateTimeField(default=timezone.now)
+    # False when the invitee blocks the inviter: the inviter sees it pending; the invitee never hears
+    # of it, never lists it, and it shows them no private match (circles.selectors).
+    delivered = models.BooleanField(default=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]

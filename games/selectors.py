@@ -5,12 +5,16 @@ from __future__ import annotations
 import secrets
 import zlib
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet
+from django.db.models.functions import Coalesce
+from django.utils import timezone
 
 from accounts import selectors as account_selectors
 from accounts.models import RatingChange, User
+from circles import selectors as circles
 from core.errors import Conflict, NotFound
 from games import replay, sql
 from games.models import Invitation, Match, Record, Seat
@@ -273,8 +277,12 @@ def match_visible_to(match: Match, user: User | None, code: str | None = None) -
     """Whether ``user`` may see ``match`` at all (summary, state, events, export, streams).
 
     A public match: everyone. A private one: its seated players, its invitees (not after declining),
-    the holder of its invitation code, and staff. Everyone else is told it does not exist.
+    the holder of its invitation code, and staff. Everyone else is told it does not exist. An open
+    match is hidden, even with its code, from whoever blocks one of its players or is blocked by
+    one (circles), unless they sit in it themselves.
     """
+    if match.status == Match.Status.OPEN and _blocked_out(match, user):
+        return False
     if not match.private:
         return True
     # bytes: compare_digest refuses str with non-ASCII characters, and a client may send any code
@@ -286,8 +294,20 @@ def match_visible_to(match: Match, user: User | None, code: str | None = None) -
         return True
     return (
         Seat.objects.filter(match_id=match.pk, user=user).exists()
-        or Invitation.objects.filter(match_id=match.pk, user=user).exclude(status=Invitation.Status.DECLINED).exists()
+        or Invitation.objects.filter(match_id=match.pk, user=user, delivered=True)
+        .exclude(status=Invitation.Status.DECLINED)
+        .exists()
     )
+
+
+def _blocked_out(match: Match, user: User | None) -> bool:
+    """Whether a block between ``user`` and a player of ``match`` hides it from them (not seated)."""
+    if user is None or not user.is_authenticated:
+        return False
+    players = Seat.objects.filter(match_id=match.pk, user__isnull=False)
+    if players.filter(user=user).exists():
+        return False
+    return players.filter(circles.between_q(user.pk, "user_id", "games")).exists()
 
 
 def match_get_for(match_id: str, user: User | None, code: str | None = None) -> Match:
@@ -300,7 +320,7 @@ def match_get_for(match_id: str, user: User | None, code: str | None = None) -> 
 
 def require_visible(match_id: str, user: User | None, code: str | None = None) -> None:
     """404 unless the match exists and ``user`` may see it (one query for a public match)."""
-    match = Match.objects.filter(id=match_id).only("id", "private", "invite_code").first()
+    match = Match.objects.filter(id=match_id).only("id", "private", "invite_code", "status").first()
     if match is None or not match_visible_to(match, user, code):
         raise NotFound(f"No match {match_id!r}.")
 
@@ -316,10 +336,17 @@ def _visible_q(viewer: User | None) -> Q:
     """`match_visible_to` as a condition on matches (without the invitation code: lists never take one)."""
     if viewer is None or not viewer.is_authenticated:
         return Q(private=False)
+    seated = Exists(Seat.objects.filter(match=OuterRef("pk"), user=viewer))
+    blocking = Seat.objects.filter(match=OuterRef("pk"), user__isnull=False).filter(
+        circles.between_q(viewer.pk, "user_id", "games")
+    )
+    blocked_out = Q(status=Match.Status.OPEN) & Q(Exists(blocking)) & ~Q(seated)
     if viewer.is_staff:
-        return Q()
-    invited = Invitation.objects.filter(match=OuterRef("pk"), user=viewer).exclude(status=Invitation.Status.DECLINED)
-    return Q(private=False) | Q(Exists(Seat.objects.filter(match=OuterRef("pk"), user=viewer))) | Q(Exists(invited))
+        return ~blocked_out
+    invited = Invitation.objects.filter(match=OuterRef("pk"), user=viewer, delivered=True).exclude(
+        status=Invitation.Status.DECLINED
+    )
+    return (Q(private=False) | Q(seated) | Q(Exists(invited))) & ~blocked_out
 
 
 def visible_to(viewer: User | None, match: str = "match_id") -> Exists:
@@ -338,7 +365,9 @@ def rating_history(user: User, game: str, viewer: User | None) -> QuerySet[Ratin
 def invitation_list(user: User) -> QuerySet[Invitation]:
     """The caller's pending invitations to matches that are still open, newest first."""
     return (
-        Invitation.objects.filter(user=user, status=Invitation.Status.PENDING, match__status=Match.Status.OPEN)
+        Invitation.objects.filter(
+            user=user, status=Invitation.Status.PENDING, match__status=Match.Status.OPEN, delivered=True
+        )
         .select_related("invited_by", "match__created_by")
         .prefetch_related(Prefetch("match__seats", queryset=Seat.objects.select_related("user").order_by("index")))
         .order_by("-created_at", "-id")
@@ -448,3 +477,21 @@ def user_export_matches(user: User, game: str | None = None) -> QuerySet[Match]:
     if game:
         qs = qs.filter(game=game)
     return qs.order_by("finished_at", "id")
+
+
+def feed(followee_ids: set[int], *, days: int = 30, limit: int = 50) -> list[tuple[Match, str, Any]]:
+    """Public matches that people in ``followee_ids`` started or finished in the last ``days``, the
+    latest first: (match, "started" | "finished", when)."""
+    if not followee_ids:
+        return []
+    since = timezone.now() - timedelta(days=days)
+    theirs = Exists(Seat.objects.filter(match=OuterRef("pk"), user_id__in=followee_ids))
+    rows = (
+        Match.objects.filter(theirs, private=False, started_at__gte=since)
+        .exclude(status=Match.Status.ABORTED)
+        .select_related("created_by", "rematch")
+        .prefetch_related(Prefetch("seats", queryset=Seat.objects.select_related("user").order_by("index")))
+        .annotate(last=Coalesce("finished_at", "started_at"))
+        .order_by("-last", "id")[:limit]
+    )
+    return [(m, "finished" if m.finished_at else "started", m.finished_at or m.started_at) for m in rows]

@@ -26,6 +26,8 @@ from notify import sql
 
 log = logging.getLogger(__name__)
 
+MAILED = ("your_turn", "chat", "nudged")  # the entry types the e-mail digest tells of
+URGENT = ("nudged",)  # mailed without the digest's delay and its interval
 USER_CHANNEL = "tabula:u:"
 MATCH_CHANNEL = "tabula:m:"
 
@@ -73,8 +75,10 @@ def announce_on_commit(note: Any, wants: tuple[bool, bool] | None = None) -> Non
         if wants_hooks:
             taskqueue.send(taskqueue.WEBHOOKS_FANOUT, (pk,), lost="this entry is not sent to the webhooks")
         if wants_mail:
-            delay = settings.TABULA_EMAIL_DELAY_S if settings.TABULA_QUEUE_TIMERS else 0.0
-            taskqueue.send(taskqueue.EMAIL_DIGEST, (user_id,), countdown=delay, lost="no e-mail digest for this entry")
+            urgent = type in URGENT  # a nudge skips the digest's delay, once
+            delay = settings.TABULA_EMAIL_DELAY_S if settings.TABULA_QUEUE_TIMERS and not urgent else 0.0
+            args = (user_id, True) if urgent else (user_id,)
+            taskqueue.send(taskqueue.EMAIL_DIGEST, args, countdown=delay, lost="no e-mail digest for this entry")
 
     transaction.on_commit(after)
 
@@ -84,7 +88,7 @@ def wants(type: str, email: str | None, preferences: Any, has_hooks: bool) -> tu
     if isinstance(preferences, str):  # the raw column: JSON text on both databases under Django
         preferences = json.loads(preferences)
     hooks = getattr(settings, "TABULA_WEBHOOKS", True) and bool(has_hooks)
-    mail = type == "your_turn" and getattr(settings, "TABULA_EMAIL", True)
+    mail = type in MAILED and getattr(settings, "TABULA_EMAIL", True)
     mail = bool(mail and email and (preferences or {}).get("email_your_turn") is not False)
     return bool(hooks), mail
 

@@ -1,4 +1,5 @@
-"""The "your turn" e-mail: a digest of every match waiting for the user, sent from Celery.
+"""The "your turn" e-mail: a digest of every match waiting for the user (and what other apps add:
+unread chat, nudges; `notify.registry.digest_lines`), sent from Celery.
 
 At most one per user per ``TABULA_EMAIL_INTERVAL_S``; none while the user has a stream open
 (the stream process marks that in the shared cache) or made a move in the last
@@ -55,32 +56,43 @@ def unsubscribe(token: str) -> Literal["ok", "expired", "invalid"]:
     return "ok"
 
 
-def digest_maybe(user_id: int) -> bool:
+def digest_maybe(user_id: int, *, urgent: bool = False) -> bool:
+    """Mail the user their digest if one is due. ``urgent`` (a nudge): not held back by the
+    interval since the last digest, nor by a move made lately."""
     user = User.objects.filter(pk=user_id, is_active=True).first()
     if user is None or not user.email or (user.preferences or {}).get(PREFERENCE) is False:
         return False
     matches = registry.matches()
-    if cache.get(streaming_key(user_id)) or matches.recently_active(user):
+    if cache.get(streaming_key(user_id)) or (not urgent and matches.recently_active(user)):
         return False
     waiting = matches.turns(user)
-    if not waiting:
+    more = registry.digest_lines(user)  # unread chat, nudges
+    if not waiting and not more:
         return False
-    if not cache.add(f"tabula:email-digest:{user_id}", 1, timeout=settings.TABULA_EMAIL_INTERVAL_S):
+    gate = f"tabula:email-digest:{user_id}"
+    if urgent:
+        cache.set(gate, 1, timeout=settings.TABULA_EMAIL_INTERVAL_S)
+    elif not cache.add(gate, 1, timeout=settings.TABULA_EMAIL_INTERVAL_S):
         return False  # one digest per interval
-    send_digest(user, waiting)
+    send_digest(user, waiting, more)
     return True
 
 
-def send_digest(user: User, waiting: list[dict[str, Any]]) -> None:
+def send_digest(user: User, waiting: list[dict[str, Any]], more: list[str] | None = None) -> None:
     base = settings.TABULA_PUBLIC_URL.rstrip("/")
     link = f"{base}/api/v1/email/unsubscribe?token={unsubscribe_token(user.pk)}"
-    lines = [f"Hello {user.username},", "", f"{len(waiting)} game(s) wait for your move:", ""]
+    lines = [f"Hello {user.username},", ""]
+    if waiting:
+        lines += [f"{len(waiting)} game(s) wait for your move:", ""]
     for turn in waiting:
         due = f" (deadline {turn['deadline']})" if turn["deadline"] else ""
         lines.append(f"- {turn['game']}: {base}/matches/{turn['match']}{due}")
+    if more:
+        lines += ["", "Also for you:", "", *more]
     lines += ["", f"Stop these e-mails: {link}"]
+    subject = f"Tabula: your turn in {len(waiting)} game(s)" if waiting else "Tabula: news from your games"
     message = EmailMessage(
-        subject=f"Tabula: your turn in {len(waiting)} game(s)",
+        subject=subject,
         body="\n".join(lines),
         from_email=settings.DEFAULT_FROM_EMAIL,
         to=[user.email],

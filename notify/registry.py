@@ -3,7 +3,8 @@
 `notify` imports no app above it. An app that writes inbox entries and has matches to stream
 registers here once (`games` does, in ``GamesConfig.ready``): the entry types it writes (webhooks
 may subscribe to them) and a `Matches`, what the match streams, the stream poll and the e-mail
-digest read of its matches.
+digest read of its matches. Others register entry types only (`circles`), or also a `Source` of
+stream wake-ups and `Digest` lines (`talk`: chat messages).
 """
 
 from __future__ import annotations
@@ -40,14 +41,61 @@ class Matches(Protocol):
         ...
 
 
+class Source(Protocol):
+    """Rows besides records and inbox entries that wake streams (`talk`'s chat messages): on the
+    embedded default the stream poll reads them by primary key, as it reads records."""
+
+    def last(self) -> int:
+        """The highest row id (where the poll starts)."""
+        ...
+
+    def after(self, row_id: int, limit: int) -> list[tuple[int, str]]:
+        """(row id, stream key) of the rows after ``row_id``, by id, at most ``limit``; a key is
+        ``m:<match id>`` or ``u:<user id>``."""
+        ...
+
+
+class Digest(Protocol):
+    """More lines for the e-mail digest (`talk`: unread chat, a nudge)."""
+
+    def __call__(self, user: Any) -> list[str]:
+        """What waits for ``user`` besides their turns: one line each (none: nothing to add)."""
+        ...
+
+
 _types: list[str] = list(OWN_TYPES)
 _matches: list[Matches] = []
+_sources: dict[str, Source] = {}
+_digests: dict[str, Digest] = {}
 
 
 def publish(types: Iterable[str], matches: Matches) -> None:
     """Register a publisher: the inbox entry types it writes and its matches (once per process)."""
     _types.extend(t for t in types if t not in _types)
     _matches[:] = [matches]
+
+
+def publish_types(types: Iterable[str]) -> None:
+    """Register inbox entry types written by an app that streams no matches (`circles`, `talk`)."""
+    _types.extend(t for t in types if t not in _types)
+
+
+def wake_on(name: str, source: Source) -> None:
+    """Register a `Source` of stream wake-ups under ``name`` (once per process; again replaces it)."""
+    _sources[name] = source
+
+
+def sources() -> dict[str, Source]:
+    return dict(_sources)
+
+
+def digest_with(name: str, digest: Digest) -> None:
+    """Register more lines for the e-mail digest under ``name``."""
+    _digests[name] = digest
+
+
+def digest_lines(user: Any) -> list[str]:
+    return [line for digest in _digests.values() for line in digest(user)]
 
 
 def types() -> tuple[str, ...]:

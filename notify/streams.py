@@ -144,16 +144,19 @@ class Hub:
                 self.wake(key)
 
 
-def _high_water() -> tuple[int, int]:
+Marks = tuple[int, int, dict[str, int]]  # the last inbox entry, record and row of each `registry.Source`
+
+
+def _high_water() -> Marks:
     try:
         n = Notification.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
-        return n, registry.matches().last_record()
+        return n, registry.matches().last_record(), {name: s.last() for name, s in registry.sources().items()}
     finally:
         close_old_connections()
 
 
-def _changes(last: tuple[int, int]) -> tuple[tuple[int, int], set[str]]:
-    n, r = last
+def _changes(last: Marks) -> tuple[Marks, set[str]]:
+    n, r, others = last
     keys: set[str] = set()
     for pk, user_id in Notification.objects.filter(pk__gt=n).order_by("pk").values_list("pk", "user_id")[:5000]:
         n = pk
@@ -161,7 +164,16 @@ def _changes(last: tuple[int, int]) -> tuple[tuple[int, int], set[str]]:
     for pk, match_id in registry.matches().records_after(r, 5000):
         r = pk
         keys.add(f"m:{match_id}")
-    return (n, r), keys
+    others = dict(others)
+    for name, source in registry.sources().items():
+        mark = others.get(name)
+        if mark is None:  # registered after the poll started
+            others[name] = source.last()
+            continue
+        for pk, key in source.after(mark, 5000):
+            others[name] = pk
+            keys.add(key)
+    return (n, r, others), keys
 
 
 HUB = Hub()
@@ -200,21 +212,24 @@ CAPS = Caps()
 # --- SSE ------------------------------------------------------------------------------------------
 
 
-def sse(id: int, event: str, data: Any) -> str:
+def sse(id: int | str, event: str, data: Any) -> str:
     return f"id: {id}\nevent: {event}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
 
 
-def _inbox_page(user_id: int, after: int) -> list[tuple[int, str, Any]]:
+Row = tuple[Any, int | str, str, Any]  # the cursor after this event, its SSE id, its type, its data
+
+
+def _inbox_page(user_id: int, after: int) -> list[Row]:
     try:
-        return [(n.seq, n.type, n.to_json()) for n in inbox.inbox(user_id, after=after, limit=PAGE)]
+        return [(n.seq, n.seq, n.type, n.to_json()) for n in inbox.inbox(user_id, after=after, limit=PAGE)]
     finally:
         close_old_connections()
 
 
-def _match_page(match_id: str, user_id: int, after: int) -> list[tuple[int, str, Any]]:
+def _match_page(match_id: str, user_id: int, after: int) -> list[Row]:
     try:
         events = registry.matches().events(match_id, user_id, after, PAGE)
-        return [(e["seq"], e["type"], e) for e in events]
+        return [(e["seq"], e["seq"], e["type"], e) for e in events]
     finally:
         close_old_connections()
 
@@ -231,11 +246,11 @@ def closed(reason: str) -> str:
     return f"event: closed\ndata: {json.dumps({'reason': reason})}\n\n"
 
 
-Page = Callable[[int], list[tuple[int, str, Any]]]
+Page = Callable[[Any], list[Row]]  # the rows after a cursor (an inbox or record number, or the caller's own)
 Allowed = Callable[[], str | None]
 
 
-def _step(page: Page, allowed: Allowed, after: int) -> tuple[str | None, list[tuple[int, str, Any]]]:
+def _step(page: Page, allowed: Allowed, after: Any) -> tuple[str | None, list[Row]]:
     """Why the stream must end (None: it may go on), else the next page: one trip to the pool."""
     try:
         refused = allowed()
@@ -244,9 +259,10 @@ def _step(page: Page, allowed: Allowed, after: int) -> tuple[str | None, list[tu
         close_old_connections()
 
 
-async def events(key: str, page: Page, after: int, user_id: int, allowed: Allowed) -> AsyncIterator[str]:
-    """The SSE body: a comment at once, what was missed after ``after``, then live entries and
-    keep-alives, until ``allowed`` gives a reason to stop (a final ``closed`` event)."""
+async def events(key: str, page: Page, after: Any, user_id: int, allowed: Allowed) -> AsyncIterator[str]:
+    """The SSE body: a comment at once, what was missed after the cursor ``after``, then live entries
+    and keep-alives, until ``allowed`` gives a reason to stop (a final ``closed`` event). A page
+    shorter than `PAGE` rows is the end of what there is."""
     waiter = HUB.subscribe(key)
     started = time.monotonic()
     try:
@@ -258,9 +274,9 @@ async def events(key: str, page: Page, after: int, user_id: int, allowed: Allowe
             if refused is not None:
                 yield closed(refused)
                 return
-            for seq, type, data in rows:
-                yield sse(seq, type, data)
-                after = seq
+            for cursor, id, type, data in rows:
+                yield sse(id, type, data)
+                after = cursor
             if len(rows) == PAGE:
                 continue
             try:
@@ -277,5 +293,10 @@ def inbox_events(user_id: int, after: int, allowed: Allowed) -> AsyncIterator[st
     return events(f"u:{user_id}", lambda a: _inbox_page(user_id, a), after, user_id, allowed)
 
 
-def match_events(match_id: str, user_id: int, after: int, allowed: Allowed) -> AsyncIterator[str]:
-    return events(f"m:{match_id}", lambda a: _match_page(match_id, user_id, a), after, user_id, allowed)
+def match_events(
+    match_id: str, user_id: int, after: Any, allowed: Allowed, page: Page | None = None
+) -> AsyncIterator[str]:
+    """A match's records as ``user_id`` may see them; ``page``: the caller's own pages of the match
+    (the API adds chat messages to the records), with its own cursor."""
+    default: Page = lambda a: _match_page(match_id, user_id, a)  # noqa: E731
+    return events(f"m:{match_id}", page or default, after, user_id, allowed)

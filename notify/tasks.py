@@ -34,6 +34,6 @@ def webhooks_sweep() -> int:
 
 
 @shared_task(name=taskqueue.EMAIL_DIGEST, ignore_result=True)
-def email_digest(user_id: int) -> bool:
-    """A "your turn" digest for the user, if one is due (the rules in notify/mail.py)."""
-    return mail.digest_maybe(user_id)
+def email_digest(user_id: int, urgent: bool = False) -> bool:
+    """A digest for the user, if one is due (the rules in notify/mail.py); ``urgent``: a nudge."""
+    return mail.digest_maybe(user_id, urgent=urgent)

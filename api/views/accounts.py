@@ -17,6 +17,7 @@ from api.serializers import MatchSerializer, OutputModelSerializer, ProblemSeria
 from core.errors import InvalidRequest
 from games import selectors
 from games.services import away, lobby
+from talk import chat, notes
 
 P = ProblemSerializer
 
@@ -141,6 +142,8 @@ class MeApi(APIView):
                 raise serializers.ValidationError("auto_away must be true or false.")
             if "caretaker" in value and value["caretaker"] not in away.CARETAKERS:
                 raise serializers.ValidationError(f"caretaker must be one of {', '.join(away.CARETAKERS)}.")
+            if "chat" in value and value["chat"] not in chat.PREFERENCES:
+                raise serializers.ValidationError(f"chat must be one of {', '.join(chat.PREFERENCES)}.")
             return value
 
     @extend_schema(operation_id="me_read", tags=["accounts"], responses={200: OutputSerializer, 401: P})
@@ -168,7 +171,9 @@ class MeApi(APIView):
         'their records, the seat shown as "deleted player".',
     )
     def delete(self, request: Request) -> Response:
-        lobby.account_delete(caller(request))
+        user = caller(request)
+        lobby.account_delete(user)
+        notes.forget(user)  # private notes go with the account (its chat stays, by "deleted player")
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 

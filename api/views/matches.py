@@ -27,6 +27,7 @@ from games import selectors
 from games.models import Invitation, Match, Seat
 from games.services import agreements, away, lobby, play
 from rules import RULES
+from talk import chat
 
 P = ProblemSerializer
 INVITE_CODE = OpenApiParameter(
@@ -441,7 +442,9 @@ class MatchExportApi(APIView):
         tags=["play"],
         parameters=[INVITE_CODE],
         responses={200: OpenApiTypes.OBJECT, 404: P, 409: P},
+        description="Once the match is over: the whole unredacted log, the seed, and `chat` (every channel's "
+        "messages merged in order, without whispers; a hidden message without its text).",
     )
     def get(self, request: Request, match_id: str) -> Response:
         match = selectors.match_get_for(match_id, viewer(request), invite_code(request))
-        return Response(selectors.match_export(match))
+        return Response({**selectors.match_export(match), "chat": chat.export(match)})

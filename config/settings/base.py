@@ -35,6 +35,7 @@ from config.settings.observability import *  # noqa: F403
 from config.settings.security import *  # noqa: F403
 from config.settings.static import *  # noqa: F403
 from config.settings.streams import *  # noqa: F403
+from config.settings.talk import *  # noqa: F403
 from core.checks import DEVELOPMENT_SECRET_KEY
 
 SECRET_KEY = os.environ.get("SECRET_KEY", DEVELOPMENT_SECRET_KEY)  # dev.py: var/secret_key; prod: required
@@ -59,6 +60,8 @@ INSTALLED_APPS = [
     "accounts",
     "games",
     "notify",
+    "circles",  # follow and block
+    "talk",  # chat, private notes, nudges
     "api",
     "web",  # the browser client
 ]

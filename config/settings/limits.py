@@ -26,6 +26,7 @@ TABULA_RATE_LIMIT_DEFAULTS = {
     "reads": "1200/m",  # GET, per user
     "anon": "300/m",  # every anonymous request, per client address
     "export": "10/m",  # GET users/{username}/export, per user (a streamed dump of many matches)
+    "chat": "20/m",  # POST matches/{id}/chat, per user: a conversation, never a flood
 }
 TABULA_RATE_LIMITS_OFF = os.environ.get("TABULA_RATE_LIMITS", "").strip().lower() in {"off", "0", "false", "no"}
 
@@ -42,6 +43,7 @@ TABULA_RATE_LIMIT_DEVELOPMENT = {
     "reads": "12000/m",
     "anon": "3000/m",
     "export": "100/m",
+    "chat": "200/m",
 }
 
 

@@ -15,6 +15,8 @@ from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from accounts.models import User
+from circles import selectors as circles
+from circles import services as circles_services
 from core.errors import ApplicationError, Conflict, Forbidden, InvalidRequest, NotFound
 from games import clocks
 from games.errors import NotSeated, QuotaExceeded
@@ -174,6 +176,7 @@ def _invitees(
             raise InvalidRequest(f"No user {name!r} to invite.", errors={"invite": [f"No user {name!r}."]})
         if invitee.pk in seen:
             continue
+        _not_blocking(user, invitee)
         if not free:
             raise InvalidRequest(
                 "More invitees than free seats.", errors={"invite": ["More invitees than free seats."]}
@@ -194,13 +197,29 @@ def _notify_invited(invitation: Invitation) -> None:
     inbox.notify(invitation.user, "invited", payload, invitation.match)
 
 
+def _not_blocking(by: User, invitee: User) -> None:
+    """The inviter may not invite someone they block (they know of their own block)."""
+    if circles.blocks(by.pk, invitee.pk, "games"):
+        raise Conflict("user_blocked", f"You block {invitee.username}: unblock them to invite them.")
+
+
 def _invite(match: Match, invitee: User, *, by: User, seat: int | None) -> Invitation:
+    """Reserve ``seat`` for ``invitee`` and tell them, unless they block ``by``: then the inviter
+    sees a pending invitation that the invitee never hears of (circles: nobody is told of a block)."""
+    delivered = not circles.blocks(invitee.pk, by.pk, "games")
     invitation, _ = Invitation.objects.update_or_create(
         match=match,
         user=invitee,
-        defaults={"invited_by": by, "seat": seat, "status": Invitation.Status.PENDING, "created_at": timezone.now()},
+        defaults={
+            "invited_by": by,
+            "seat": seat,
+            "status": Invitation.Status.PENDING,
+            "created_at": timezone.now(),
+            "delivered": delivered,
+        },
     )
-    _notify_invited(invitation)
+    if delivered:
+        _notify_invited(invitation)
     return invitation
 
 
@@ -225,6 +244,7 @@ def invitation_create(*, match_id: str, by: User, username: str) -> Invitation:
         raise InvalidRequest(f"No user {username!r} to invite.", errors={"username": [f"No user {username!r}."]})
     if any(s.user_id == invitee.pk for s in seats):
         raise Conflict("already_seated", f"{invitee.username} already holds a seat in this match.")
+    _not_blocking(by, invitee)
     reserved = _reserved_seats(match, besides=invitee)
     free = next((s.index for s in seats if not s.taken and s.index not in reserved), None)
     if free is None:
@@ -255,7 +275,14 @@ def match_rematch(*, match_id: str, user: User) -> Match:
         raise Conflict("rematch_exists", "This match already has a rematch.")
     n = match.players
     moved = {(s.index + 1) % n: s for s in seats}
-    reserved = {i: s.user for i, s in moved.items() if s.user is not None and s.user_id != user.pk and not s.bot}
+    reserved = {
+        i: s.user
+        for i, s in moved.items()
+        if s.user is not None
+        and s.user_id != user.pk
+        and not s.bot
+        and not circles.between(user.pk, s.user_id, "games")
+    }  # a block either way: their seat is left free, and nobody is told
     bots_ = [{"seat": i, "level": s.bot} for i, s in moved.items() if s.bot]
     options = {k: v for k, v in match.options.items() if k != "setup"}
     return match_create(
@@ -288,6 +315,7 @@ def account_delete(user: User) -> None:
         except ApplicationError:
             pass  # already resigned, or ended meanwhile
     Invitation.objects.filter(user=user).delete()
+    circles_services.forget(user)
     from accounts.services import user_anonymise
 
     user_anonymise(user)
@@ -334,6 +362,8 @@ def match_join(*, match_id: str, user: User, seat: int | None = None) -> Match:
     seats = writes.seats_of(match)
     if any(s.user_id == user.id for s in seats):
         raise Conflict("already_seated", "You already hold a seat in this match.")
+    if any(circles.between(user.pk, s.user_id, "games") for s in seats if s.user_id is not None):
+        raise NotFound(f"No match {match_id!r}.")  # as hidden as in the lobby (games.selectors)
     reserved = _reserved_seats(match, besides=user)
     invitation = Invitation.objects.filter(match=match, user=user, status=Invitation.Status.PENDING).first()
     if seat is None and invitation is not None and invitation.seat is not None:

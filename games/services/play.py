@@ -199,7 +199,12 @@ def _advance(
     wake_bots: bool,
 ) -> None:
     """Derive status, result, awaiting and clocks from the new state; save; queue what follows on commit."""
+    before, since = set(match.awaiting), match.awaited_since or {}
     match.awaiting = sorted(rules.awaiting(state))
+    stamp = now.isoformat()
+    match.awaited_since = {
+        str(s): (since.get(str(s)) or stamp) if s in before else stamp for s in match.awaiting
+    }  # a nudge waits for how long a seat has been awaited
     match.updated_at = now
     if outcome is not None:
         match.status, match.finished_at, match.result = Match.Status.FINISHED, now, outcome.to_json()

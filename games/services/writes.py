@@ -24,6 +24,7 @@ PROGRESS = (
     "version",
     "status",
     "awaiting",
+    "awaited_since",
     "result",
     "updated_at",
     "started_at",

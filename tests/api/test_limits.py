@@ -250,3 +250,17 @@ def test_unknown_tokens_spend_the_addresses_anonymous_budget(api, make_user, lim
     assert refused["Content-Type"] == PROBLEM and refused.json()["code"] == "rate_limited"
     assert int(refused["Retry-After"]) >= 1
     assert api(make_user()).get("/api/v1/games").status_code == 200  # a valid token is never refused by it
+
+
+def test_chat_has_its_own_rate_limit_scope(api, make_user, limits_on):
+    from games.services import lobby
+
+    limits_on.TABULA_RATE_LIMITS["chat"] = "2/m"
+    ann = make_user("ann")
+    match = lobby.match_create(user=ann, game="enka", players=2)
+    client = api(ann)
+    say = lambda: client.post(f"/api/v1/matches/{match.id}/chat", {"channel": "table", "text": "hi"}, format="json")  # noqa: E731
+    assert [say().status_code, say().status_code] == [201, 201]
+    refused = say()
+    assert refused.status_code == 429 and refused["RateLimit-Policy"] == '"chat";q=2;w=60'
+    assert client.put(f"/api/v1/matches/{match.id}/notes", {"text": "n"}, format="json").status_code == 200

@@ -174,6 +174,7 @@ def test_the_swagger_ui_assets_are_served_by_the_app(client):
 #: members, the clock fields a time control was created without, the members one game's result
 #: adds (another game's result has none).
 SOMETIMES_ABSENT = {
+    "ChatMessage": {"flagged", "hidden_reason"},  # staff only
     "GameOption": {"choices", "maximum", "minimum", "restricted"},
     "Result": {"rematch", "tiebreak_draws"},
     "Problem": {"current_version", "errors", "reason"},

@@ -56,7 +56,7 @@ UNDOCUMENTED = {
 #: The figures of a rating, which count every rated match, private ones too (see the docstring).
 RATING_STATE = {"rating", "mu", "sigma", "ordinal", "matches", "games", "rank", "provisional"}
 
-MATCH_PATHS = ["", "/state", "/events", "/export", "/invitations", "/proposals"]
+MATCH_PATHS = ["", "/state", "/events", "/export", "/invitations", "/proposals", "/chat", "/notes"]
 
 
 @dataclass
@@ -121,6 +121,12 @@ def walk(client: Any, world: World, viewer: str) -> dict[tuple[str, str], tuple[
         ("/api/v1/me/turns", "/me/turns"),
         ("/api/v1/me/webhooks", "/me/webhooks"),
         ("/api/v1/me/webhooks/{webhook_id}/deliveries", f"/me/webhooks/{hook}/deliveries"),
+        ("/api/v1/me/following", "/me/following"),
+        ("/api/v1/me/followers", "/me/followers"),
+        ("/api/v1/me/blocks", "/me/blocks"),
+        ("/api/v1/me/feed", "/me/feed"),
+        ("/api/v1/moderation/chat", "/moderation/chat"),
+        ("/api/v1/moderation/mutes", "/moderation/mutes"),
     ]
     for query in ["", "?game=toy", "?player=alice", "?player=bob", "?mine=true", "?spectate=true", "?joinable=true"]:
         paths.append(("/api/v1/matches", f"/matches{query}"))
@@ -128,6 +134,8 @@ def walk(client: Any, world: World, viewer: str) -> dict[tuple[str, str], tuple[
         paths.append(("/api/v1/matches", f"/matches?status={status}"))
     for suffix in MATCH_PATHS:
         paths.append((f"/api/v1/matches/{{match_id}}{suffix}", f"/matches/{world.public}{suffix}"))
+    for channel in ("spectators", "sealed"):
+        paths.append(("/api/v1/matches/{match_id}/chat", f"/matches/{world.public}/chat?channel={channel}"))
     for name in names:
         paths += [
             ("/api/v1/users/{username}", f"/users/{name}"),

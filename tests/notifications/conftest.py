@@ -52,9 +52,13 @@ def stream_server(transactional_db):
     streams.close_reads()  # their connections would keep the test database from being dropped
 
 
+def _id(raw: str) -> int | str:
+    return int(raw) if raw.isdigit() else raw
+
+
 @dataclass
 class Event:
-    id: int | None
+    id: int | str | None  # a number; a match stream's `R.C` once it has carried chat
     event: str | None
     data: Any
     comment: bool = False
@@ -112,7 +116,7 @@ class SSE:
                     if "data" in current:
                         self.events.append(
                             Event(
-                                int(current["id"]) if "id" in current else None,
+                                _id(current["id"]) if "id" in current else None,
                                 current.get("event"),
                                 json.loads(current["data"]) if "data" in current else None,
                             )

@@ -1,0 +1,3 @@
+"""The streams fixtures of tests/notifications, for the chat stream tests."""
+
+from tests.notifications.conftest import sse, stream_server  # noqa: F401
