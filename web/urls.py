@@ -6,7 +6,7 @@ from web.views import client
 
 urlpatterns = [
     re_path(
-        r"^(?:|signin|signup|lobby|games|leaderboards(?:/[\w-]+)?|invitations|away|join|users/[\w.@+-]+|matches/[A-Za-z0-9_-]+)/?$",
+        r"^(?:|signin|signup|lobby|games|leaderboards(?:/[\w-]+)?|invitations|away|feed|join|users/[\w.@+-]+|matches/[A-Za-z0-9_-]+)/?$",
         client,
         name="web-client",
     ),

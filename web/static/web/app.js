@@ -1,6 +1,7 @@
 // Tabula's web client: one page, ES modules, Preact + htm (vendored, pinned: htm 3.1.1's standalone build).
 import { get, has, optional, post, results, session, settled } from "./api.js";
 import { AwayPage } from "./away.js";
+import { FeedPage, ProfileCircles } from "./circles.js";
 import { watchMe } from "./live.js";
 import { MatchPage } from "./match.js";
 import { Invitations, JoinByCode, Leaderboard, PlayerStats } from "./players.js";
@@ -76,6 +77,7 @@ function Nav({ me, waiting }) {
       <${Link} href="/leaderboards">Leaderboards<//>
       ${me && html`<${Link} href="/invitations">Invitations<//>`}
       ${me && html`<${Link} href="/away">Away<//>`}
+      ${me && html`<${Link} href="/feed">Feed<//>`}
       <span class="spacer"></span>
       ${me
         ? html`<${Link} href=${`/users/${me}`}>${me}<//> <button type="button" class="link" onClick=${signOut}>Sign out</button>`
@@ -325,6 +327,7 @@ function Profile({ username, me }) {
   return html`<main>
     <h1>${p.display_name || p.username}</h1>
     <p class="muted">Joined ${when(p.date_joined)} · ${Object.entries(p.counts || {}).map(([k, v]) => `${v} ${k}`).join(" · ")}</p>
+    <${ProfileCircles} username=${p.username} me=${me} />
     <section aria-labelledby="ratings-h"><h2 id="ratings-h">Ratings</h2>
       ${p.ratings?.length ? html`<table><thead><tr><th>Game</th><th>Rating</th><th>Matches</th><th>History</th></tr></thead><tbody>
         ${p.ratings.map((r) => html`<tr><td>${gameName(r.game)}</td><td>${Math.round(r.rating ?? 1500 + 60 * r.ordinal)}${r.provisional ? " (provisional)" : r.rank ? ` · #${r.rank}` : ""}</td><td>${r.matches}</td>
@@ -356,6 +359,7 @@ function App() {
       : html`<main><p><${Link} href=${`/signin?next=${encodeURIComponent(path)}`}>Sign in<//> to watch or play this match.</p></main>`;
   } else if ((m = path.match(/^\/users\/([\w.@+-]+)\/?$/))) page = html`<${Profile} key=${m[1]} username=${m[1]} me=${me} />`;
   else if ((m = path.match(/^\/leaderboards(?:\/([\w-]+))?\/?$/))) page = html`<${Leaderboard} key=${m[1]} game=${m[1]} />`;
+  else if (path.match(/^\/feed\/?$/)) page = me ? html`<${FeedPage} />` : html`<${AuthForm} mode="signin" />`;
   else if (path.match(/^\/away\/?$/)) page = me ? html`<${AwayPage} />` : html`<${AuthForm} mode="signin" />`;
   else if (path.startsWith("/invitations")) page = me ? html`<${Invitations} />` : html`<${AuthForm} mode="signin" />`;
   else if (path.match(/^\/join\/?$/)) page = me ? html`<${JoinByCode} key=${location.hash} />` : html`<${AuthForm} mode="signin" />`;

@@ -30,7 +30,7 @@ async function ticket() {
 const EVENTS = [
   "your_turn", "match_started", "match_finished", "clock_low", "timed_out", "bot_took_over", "invited",
   "webhook_disabled", "created", "seat_taken", "seat_left", "bot_added", "started", "move", "timeout",
-  "expired", "resigned", "aborted",
+  "expired", "resigned", "aborted", "chat", "nudged", "followed",
 ];
 
 // Follows `path` with an EventSource; onLive(true) once it is open, onLive(false) while it is not
@@ -99,7 +99,12 @@ export function watchMatch(matchId, onState, { interval = 1000 } = {}) {
   }
   // A new record changes the version, so a read with If-None-Match answers 200 only when the view
   // changed: an unchanged page is not re-rendered (a selection on the board survives).
-  const stop = stream(`matches/${matchId}/stream`, () => read(), (isLive) => {
+  // A chat message is not a record: it changes no state, so the chat panel re-reads instead (talk.js).
+  const onEvent = (m) => {
+    if (m.type === "chat") window.dispatchEvent(new CustomEvent("tabula:chat", { detail: matchId }));
+    else read();
+  };
+  const stop = stream(`matches/${matchId}/stream`, onEvent, (isLive) => {
     const was = live;
     live = isLive;
     if (live) { clearTimeout(timer); read(); } // catch up on what came before the stream opened

@@ -7,6 +7,7 @@ import { enka } from "./games/enka.js";
 import { Agreements } from "./agreements.js";
 import { watchMatch } from "./live.js";
 import { InvitePanel } from "./players.js";
+import { ChatPanel, NotesPanel, NudgeButtons } from "./talk.js";
 import { Countdown, ErrorNote, Link, gameName, html, seatName, useEffect, useRef, useState } from "./ui.js";
 
 const GAMES = { ekko, enka, eko, ecos };
@@ -208,6 +209,7 @@ export function MatchPage({ id, me }) {
         ${state.deadlines?.timer && html` <span>Timer: <${Countdown} deadline=${state.deadlines.timer} /></span>`}</p>
     </header>
     <${Seats} summary=${summary} state=${state} names=${names} game=${game} />
+    <${NudgeButtons} id=${id} state=${state} summary=${summary} names=${names} />
     <${ErrorNote} error=${error} onDismiss=${() => setError(null)} />
     ${state.result && html`<section class="result" data-result=${JSON.stringify(state.result)} aria-live="polite">
       <h2>Result</h2><p>${resultWords(state.result, names)}</p></section>`}
@@ -241,6 +243,10 @@ export function MatchPage({ id, me }) {
     ${seated && state.status === "active" && !summary.seats[state.you]?.resigned && html`<${Agreements} id=${id} state=${state}
       names=${names} seats=${summary.seats} takebackTo=${takebackTo}
       onChange=${() => { summaryVersion.current = -1; live.current?.refresh(); }} />`}
+    <div class="talk">
+      <${ChatPanel} id=${id} state=${state} me=${me} names=${names} />
+      <${NotesPanel} id=${id} />
+    </div>
     <section class="log" aria-labelledby="log-h">
       <h2 id="log-h">Log</h2>
       <ol reversed>${log.slice(0, 60).map((l) => html`<li key=${l.key}>${l.line}</li>`)}</ol>
