@@ -393,7 +393,13 @@ def test_a_front_started_again_in_the_same_process_gets_new_threads():
     def body(sent: list[dict[str, Any]]) -> bytes:
         return b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
 
-    assert body(asyncio.run(ask())) == b"hello"
+    def run(coroutine: Any) -> Any:
+        """``asyncio.run`` on a thread of its own: a browser test's sync Playwright may hold a running
+        loop in this one (the same pytest-xdist worker runs both)."""
+        with ThreadPoolExecutor(1) as pool:
+            return pool.submit(asyncio.run, coroutine).result()
+
+    assert body(run(ask())) == b"hello"
     threaded.shutdown()
-    assert body(asyncio.run(ask())) == b"hello"
+    assert body(run(ask())) == b"hello"
     threaded.shutdown()
