@@ -115,7 +115,11 @@ export function NotesPanel({ id }) {
   const [text, setText] = useState("");
   const [saved, setSaved] = useState(null);
   const [error, setError] = useState(null);
-  useEffect(() => { get(`matches/${id}/notes`).then((n) => { setText(n.text); setSaved(n.updated_at); }).catch(setError); }, [id]);
+  const [loaded, setLoaded] = useState(false); // the box waits for the stored notes: typing first would lose them
+  useEffect(() => {
+    setLoaded(false);
+    get(`matches/${id}/notes`).then((n) => { setText(n.text); setSaved(n.updated_at); setLoaded(true); }).catch(setError);
+  }, [id]);
   const save = (e) => {
     e.preventDefault();
     put(`matches/${id}/notes`, { text }).then((n) => setSaved(n.updated_at || "cleared")).catch(setError);
@@ -123,9 +127,9 @@ export function NotesPanel({ id }) {
   return html`<section class="notes" aria-labelledby="notes-h">
     <h2 id="notes-h">My notes</h2>
     <form onSubmit=${save}>
-      <textarea name="notes" rows="4" maxlength="10000" aria-label="My private notes on this match"
+      <textarea name="notes" rows="4" maxlength="10000" aria-label="My private notes on this match" disabled=${!loaded}
         value=${text} onInput=${(e) => setText(e.target.value)}></textarea>
-      <p><button type="submit">Save notes</button> <span class="muted">Only you see these.${saved && saved !== "cleared" ? ` Saved ${when(saved)}.` : ""}</span></p>
+      <p><button type="submit" disabled=${!loaded}>Save notes</button> <span class="muted">Only you see these.${saved && saved !== "cleared" ? ` Saved ${when(saved)}.` : ""}</span></p>
     </form>
     <${ErrorNote} error=${error} onDismiss=${() => setError(null)} />
   </section>`;
