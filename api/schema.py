@@ -301,6 +301,7 @@ def state_schema(rules: Rules[Any, Any, Any], view: Schema) -> Schema:
                 "items": ref("SeatAway"),
                 "description": "Every seat, in order: whose owner is away, and until when (docs/api.md, *Away*).",
             },
+            "since_your_last": ref("SinceYourLast"),
         },
         "required": ["match", "game", "version", "status", "you", "awaiting", "view", "legal_moves", "result"]
         + ["deadlines", "seats", "can_undo"],
@@ -350,6 +351,21 @@ def game_schemas() -> dict[str, Schema]:
                 },
             },
             "required": ["index", "away_until"],
+            "additionalProperties": False,
+        },
+        "SinceYourLast": {
+            "type": "object",
+            "description": "While the match awaits you: what happened since your own previous move, as your seat "
+            "may see it (docs/api.md, *The state*).",
+            "properties": {
+                "records": {
+                    "type": "array",
+                    "items": ref("Event"),
+                    "description": f"The records after your previous move, the latest {20} at most, oldest first.",
+                },
+                "more": {"type": "integer", "description": "How many earlier records are left out."},
+            },
+            "required": ["records", "more"],
             "additionalProperties": False,
         },
         "SeatDeadline": {

@@ -7,7 +7,20 @@ from django.urls import URLPattern, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from api import streams
-from api.views import accounts, agreements, away, circles, components, docs, matches, notifications, players, root, talk
+from api.views import (
+    accounts,
+    agreements,
+    away,
+    circles,
+    components,
+    docs,
+    matches,
+    notifications,
+    players,
+    push,
+    root,
+    talk,
+)
 
 ID = r"(?P<match_id>[A-Za-z0-9_-]+)"
 WH = r"(?P<webhook_id>[A-Za-z0-9_-]+)"
@@ -87,6 +100,13 @@ urlpatterns = [
     route("me/notifications", notifications.NotificationListApi, "me-notifications"),
     route("me/stream-tickets", notifications.StreamTicketApi, "me-stream-tickets"),
     route("me/webhooks", notifications.WebhookListCreateApi, "me-webhooks"),
+    route("push/vapid-public-key", push.VapidKeyApi, "push-vapid-key"),
+    route("me/push-subscriptions", push.PushSubscriptionsApi, "me-push-subscriptions"),
+    route(
+        r"me/push-subscriptions/(?P<subscription_id>[0-9]{1,18})",
+        push.PushSubscriptionDetailApi,
+        "me-push-subscription",
+    ),
     route(f"me/webhooks/{WH}", notifications.WebhookDetailApi, "me-webhook"),
     route(f"me/webhooks/{WH}/deliveries", notifications.WebhookDeliveriesApi, "me-webhook-deliveries"),
     route(f"me/webhooks/{WH}/test", notifications.WebhookTestApi, "me-webhook-test"),

@@ -5,7 +5,10 @@ shared poll, the filesystem broker).
 - latency from a move's 201 to the awaited user's ``your_turn`` on their open ``me/stream``
   (p50 / p99 over the moves that hand the turn over);
 - ``GET games`` p50 through the front process, alone and while it holds 1,000 open streams;
-- webhook delivery latency: from the 201 to a loopback receiver getting the signed POST.
+- webhook delivery latency: from the 201 to a loopback receiver getting the signed POST;
+- Web Push latency: from the 201 to a loopback push service getting the encrypted, VAPID-signed
+  push of a ``your_turn`` (a third player with a push subscription and no stream open: an open
+  stream suppresses pushes, as it does the e-mail digest).
 """
 
 from __future__ import annotations
@@ -144,6 +147,77 @@ class Receiver:
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
 
+def _push_keys() -> dict[str, str]:
+    """A browser's subscription keys: a P-256 public key and a 16-byte secret, base64url."""
+    import base64
+
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+    point = (
+        ec.generate_private_key(ec.SECP256R1()).public_key().public_bytes(Encoding.X962, PublicFormat.UncompressedPoint)
+    )
+    encode = lambda raw: base64.urlsafe_b64encode(raw).rstrip(b"=").decode()  # noqa: E731
+    return {"p256dh": encode(point), "auth": encode(os.urandom(16))}
+
+
+class PushService:
+    """A loopback push service: it records when each push arrives, and answers 201."""
+
+    def __init__(self) -> None:
+        self.got: list[float] = []
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                outer.got.append(time.perf_counter())
+                self.send_response(201)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/push/bench"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+
+def _push_latency(api: Client, mover_token: str, pushed_token: str, moves: int) -> list[float]:
+    """From each 201 that hands ``pushed_token``'s user the turn to their push's arrival."""
+    service = PushService()
+    sub = {"endpoint": service.url, "keys": _push_keys()}
+    expect(api.post("/me/push-subscriptions", sub, token=pushed_token), 201, "push subscription")
+    tokens = [mover_token, pushed_token]
+    latency: list[float] = []
+    while len(latency) < moves:
+        match = expect(api.post("/matches", {"game": "enka", "players": 2}, token=tokens[0]), 201, "create")
+        expect(api.post(f"/matches/{match['id']}/join", {}, token=tokens[1]), 200, "join")
+        for _ in range(400):
+            if len(latency) >= moves:
+                break
+            states = [expect(api.get(f"/matches/{match['id']}/state", token=t), 200, "state") for t in tokens]
+            mover = next((i for i, s in enumerate(states) if s["you"] in s["awaiting"] and s["legal_moves"]), None)
+            if mover is None or states[0]["status"] != "active":
+                break
+            s = states[mover]
+            before = len(service.got)
+            reply = api.post(
+                f"/matches/{match['id']}/moves",
+                {"move": s["legal_moves"][0], "expected_version": s["version"]},
+                token=tokens[mover],
+            )
+            t201 = time.perf_counter()
+            if reply.status != 201 or mover != 0 or 1 not in reply.json()["state"]["awaiting"]:
+                continue
+            at = _wait(lambda before=before: service.got[before] if len(service.got) > before else None, timeout=10)
+            if at is not None:
+                latency.append(max(0.0, at - t201))
+    service.server.shutdown()
+    return latency
+
+
 def _wait(predicate: Any, timeout: float = 5.0) -> float | None:
     end = time.perf_counter() + timeout
     while time.perf_counter() < end:
@@ -180,6 +254,7 @@ def _games_p50(base: str, token: str, n: int = 300) -> float:
 def _variant(var_dir: Path, database: Database, redis: bool) -> dict[str, Any]:
     env = environment(var_dir, database, "config.settings.dev")
     env["TABULA_EMAIL"] = "0"
+    env["TABULA_EMAIL_ACTIVE_S"] = "0"  # a player who just moved still gets pushes (the push section)
     if redis:
         env["REDIS_URL"] = REDIS
         env["CELERY_BROKER_URL"] = REDIS
@@ -252,6 +327,9 @@ def _variant(var_dir: Path, database: Database, redis: bool) -> dict[str, Any]:
                     if at is not None:
                         hook_latency.append(max(0.0, at - t201))
                 done += 1
+        body = {"username": f"cyd{os.getpid()}", "password": "a-long-passphrase-9"}
+        pushed = expect(api.post("/auth/register", body), 201, "register")["token"]
+        push_latency = _push_latency(api, users[0], pushed, max(20, MOVES // 3))
         alone = _games_p50(base, users[0])
         writers = asyncio.run(_hold_and_measure(base, users[0]))
         held, loaded = writers
@@ -260,6 +338,7 @@ def _variant(var_dir: Path, database: Database, redis: bool) -> dict[str, Any]:
             "early": early,
             "turn": turn_latency,
             "hook": hook_latency,
+            "push": push_latency,
             "games_alone": alone,
             "games_loaded": loaded,
             "held": held,
@@ -276,7 +355,7 @@ async def _hold_and_measure(base: str, token: str) -> tuple[int, float]:
 
 
 def run(var_dir: Path, database: Database) -> None:
-    heading("5. Notifications: move → stream latency, 1,000 open streams, webhook delivery (make run layout)")
+    heading("5. Notifications: move → stream latency, 1,000 open streams, webhook and push delivery (make run layout)")
     _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     with contextlib.suppress(ValueError, OSError):
         resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 8192), hard))
@@ -304,5 +383,10 @@ def run(var_dir: Path, database: Database) -> None:
         print(
             f"{'':<44} from the POST sent: p50 {ms(median(r['sent']))}, p99 {ms(p99(r['sent']))}; "
             f"{r['early']} of {len(r['turn'])} events arrived before the 201 was read (counted as 0)",
+            flush=True,
+        )
+        print(
+            f"{'':<44} Web Push (201 → the loopback push service): p50 {ms(median(r['push']))}, "
+            f"p99 {ms(p99(r['push']))}, n {len(r['push'])}",
             flush=True,
         )

@@ -26,6 +26,10 @@ WEBHOOKS_FANOUT = "games.tasks.webhooks_fanout"
 WEBHOOK_ATTEMPT = "games.tasks.webhook_attempt"
 WEBHOOKS_SWEEP = "games.tasks.webhooks_sweep"
 EMAIL_DIGEST = "games.tasks.email_digest"
+PUSH_FANOUT = "notify.tasks.push_fanout"
+PUSH_ATTEMPT = "notify.tasks.push_attempt"
+PUSH_SWEEP = "notify.tasks.push_sweep"
+EMAIL_SWEEP = "notify.tasks.email_sweep"
 
 NAMES = (
     DEADLINE_FIRE,
@@ -37,6 +41,10 @@ NAMES = (
     WEBHOOK_ATTEMPT,
     WEBHOOKS_SWEEP,
     EMAIL_DIGEST,
+    PUSH_FANOUT,
+    PUSH_ATTEMPT,
+    PUSH_SWEEP,
+    EMAIL_SWEEP,
 )
 
 

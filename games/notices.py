@@ -74,7 +74,9 @@ def on_played(
         if finished:
             notify(seat.user_id, "match_finished", {**base, "result": match.result, "event": event}, match)
         elif seat.index in awaiting and not seat.resigned and not seat.bot and seat.index not in before_set:
-            notify(seat.user_id, "your_turn", {**base, "deadline": _deadline(seat, match), "event": event}, match)
+            since = selectors.since_your_last(match, rules, seat.index, upto=record)
+            payload = {**base, "deadline": _deadline(seat, match), "event": event, "since_your_last": since}
+            notify(seat.user_id, "your_turn", payload, match)
 
 
 def on_agreed(match: Match, seats: list[Seat], record: Record) -> None:

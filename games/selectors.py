@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet
+from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
@@ -135,7 +135,38 @@ def state_payload(
         payload["legal_moves"] = [rules.dump_move(m) for m in rules.legal_moves(state, seat)]
         if match.takebacks == "own_input":  # an undo costs a check only where one is allowed
             payload["can_undo"] = undo_check(match, seat, state).reason is None
+        if seat in match.awaiting:
+            payload["since_your_last"] = since_your_last(match, rules, seat)
     return payload
+
+
+SINCE_CAP = 20  # records a `since_your_last` summary shows; the count of the others comes with them
+
+
+def since_your_last(
+    match: Match, rules: Rules[Any, Any, Any] | None, seat: int, upto: Record | None = None
+) -> dict[str, Any]:
+    """What happened since ``seat``'s own previous move (or timeout): the records after it, as the
+    seat may see them, the latest `SINCE_CAP` (``records``) and how many earlier ones are left out
+    (``more``). ``upto``: the record being written now (it may not be in the table yet)."""
+    end = upto.seq if upto is not None else match.version + 1
+    own = (  # the seat's previous move or timeout: a subquery, so that the summary is one statement
+        Record.objects.filter(match=match, seat=seat, seq__lt=end, type__in=(Record.Type.MOVE, Record.Type.TIMEOUT))
+        .order_by("-seq")
+        .values("seq")[:1]
+    )
+    found = list(
+        Record.objects.filter(match=match, seq__lt=end, seq__gt=Coalesce(Subquery(own), 0))
+        .annotate(own=Coalesce(Subquery(own), 0))
+        .order_by("-seq")[:SINCE_CAP]
+    )
+    before = found[0].own if found else (upto.seq - 1 if upto is not None else match.version)
+    rows: list[Record] = list(found)
+    if upto is not None:
+        rows = [upto, *rows][:SINCE_CAP]
+    rows.reverse()
+    total = (upto.seq if upto is not None else match.version) - before
+    return {"records": [record_for_viewer(rules, r, seat) for r in rows], "more": max(0, total - len(rows))}
 
 
 def match_state_view(match: Match, seat: int | None) -> dict[str, Any]:

@@ -13,7 +13,6 @@ keep-alive (each one re-reads the database then).
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 from typing import Any
@@ -22,11 +21,10 @@ from django.conf import settings
 from django.db import transaction
 
 from core import taskqueue
-from notify import sql
+from notify import preferences, sql
 
 log = logging.getLogger(__name__)
 
-MAILED = ("your_turn", "chat", "nudged")  # the entry types the e-mail digest tells of
 URGENT = ("nudged",)  # mailed without the digest's delay and its interval
 USER_CHANNEL = "tabula:u:"
 MATCH_CHANNEL = "tabula:m:"
@@ -58,22 +56,24 @@ def publish(channel: str, message: str) -> None:
         log.warning("could not publish on %s", channel, exc_info=True)
 
 
-def announce_on_commit(note: Any, wants: tuple[bool, bool] | None = None) -> None:
-    """Once committed: publish the user's new number; queue its webhooks and the e-mail digest check
-    only for a user who has an active webhook, or an e-mail address with the preference on.
-    ``wants`` (webhooks, e-mail), when the caller read them with the entry (`notify.sql`);
-    else they are read after the commit."""
+def announce_on_commit(note: Any, wants: tuple[bool, bool, bool] | None = None) -> None:
+    """Once committed: publish the user's new number; queue its webhooks, its pushes and the e-mail
+    digest check only for a user who has an active webhook, a push subscription, or an e-mail
+    address, with the entry's type sent to that channel (`notify.preferences`). ``wants`` (webhooks,
+    e-mail, push), when the caller read them with the entry (`notify.sql`); else read after the commit."""
     user_id, seq, pk, type = note.user_id, note.seq, note.pk, note.type
 
     def after() -> None:
         publish(f"{USER_CHANNEL}{user_id}", str(seq))
         try:
-            wants_hooks, wants_mail = wants if wants is not None else _wants(user_id, type)
+            wants_hooks, wants_mail, wants_push = wants if wants is not None else _wants(user_id, type)
         except Exception:
             log.exception("could not read the delivery preferences of user %s", user_id)
             return
         if wants_hooks:
             taskqueue.send(taskqueue.WEBHOOKS_FANOUT, (pk,), lost="this entry is not sent to the webhooks")
+        if wants_push:
+            taskqueue.send(taskqueue.PUSH_FANOUT, (pk,), lost="this entry is not pushed")
         if wants_mail:
             urgent = type in URGENT  # a nudge skips the digest's delay, once
             delay = settings.TABULA_EMAIL_DELAY_S if settings.TABULA_QUEUE_TIMERS and not urgent else 0.0
@@ -83,17 +83,16 @@ def announce_on_commit(note: Any, wants: tuple[bool, bool] | None = None) -> Non
     transaction.on_commit(after)
 
 
-def wants(type: str, email: str | None, preferences: Any, has_hooks: bool) -> tuple[bool, bool]:
-    """Whether an inbox entry of ``type`` goes to the user's webhooks, and whether it may be mailed."""
-    if isinstance(preferences, str):  # the raw column: JSON text on both databases under Django
-        preferences = json.loads(preferences)
-    hooks = getattr(settings, "TABULA_WEBHOOKS", True) and bool(has_hooks)
-    mail = type in MAILED and getattr(settings, "TABULA_EMAIL", True)
-    mail = bool(mail and email and (preferences or {}).get("email_your_turn") is not False)
-    return bool(hooks), mail
+def wants(type: str, email: str | None, prefs: Any, has_hooks: bool, has_push: bool) -> tuple[bool, bool, bool]:
+    """Whether an inbox entry of ``type`` goes to the user's webhooks, may be mailed, and is pushed."""
+    hooks = getattr(settings, "TABULA_WEBHOOKS", True) and bool(has_hooks) and preferences.wants(prefs, type, "webhook")
+    mail = bool(email) and getattr(settings, "TABULA_EMAIL", True) and preferences.wants(prefs, type, "email")
+    mail = mail and preferences.digest_interval(prefs) is not None
+    push = getattr(settings, "TABULA_PUSH", True) and bool(has_push) and preferences.wants(prefs, type, "push")
+    return bool(hooks), bool(mail), bool(push)
 
 
-def _wants(user_id: int, type: str) -> tuple[bool, bool]:
+def _wants(user_id: int, type: str) -> tuple[bool, bool, bool]:
     """`wants`, read in one query after an inbox entry written without them (SQLite)."""
     return wants(type, *sql.recipient(user_id))
 

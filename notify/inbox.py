@@ -36,5 +36,9 @@ def lock_inboxes(user_ids: Iterable[int]) -> None:
     list(InboxCounter.objects.select_for_update().filter(user_id__in=ids).order_by("user_id").values_list("pk"))
 
 
-def inbox(user: Any, *, after: int = 0, limit: int = 100) -> list[Notification]:
-    return list(Notification.objects.filter(user=user, seq__gt=after).order_by("seq")[:limit])
+def inbox(user: Any, *, after: int = 0, limit: int = 100, types: Iterable[str] | None = None) -> list[Notification]:
+    """The user's entries after ``after``; ``types``: only these (a stream, by the user's channels)."""
+    rows = Notification.objects.filter(user=user, seq__gt=after)
+    if types is not None:
+        rows = rows.filter(type__in=list(types))
+    return list(rows.order_by("seq")[:limit])

@@ -11,15 +11,18 @@ Under `make run` mails are written as files under ``var/mail/`` (Django's file b
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any, Literal
 
 from django.conf import settings
 from django.core import signing
 from django.core.cache import cache
 from django.core.mail import EmailMessage
+from django.utils import timezone
 
 from accounts.models import User
-from notify import registry
+from notify import preferences, registry
+from notify.models import MailHeld
 
 #: The one thing an unsubscribe token does: the salt binds it to this purpose (no other signed value
 #: of the service passes for one), the signed payload to its user; it expires after
@@ -56,11 +59,25 @@ def unsubscribe(token: str) -> Literal["ok", "expired", "invalid"]:
     return "ok"
 
 
-def digest_maybe(user_id: int, *, urgent: bool = False) -> bool:
+def digest_maybe(user_id: int, *, urgent: bool = False, now: datetime | None = None) -> bool:
     """Mail the user their digest if one is due. ``urgent`` (a nudge): not held back by the
-    interval since the last digest, nor by a move made lately."""
+    interval since the last digest, nor by a move made lately. Inside the user's quiet hours, or
+    before a daily digest's hour, the digest is held (`MailHeld`) for the sweep (`held_due`)."""
     user = User.objects.filter(pk=user_id, is_active=True).first()
-    if user is None or not user.email or (user.preferences or {}).get(PREFERENCE) is False:
+    if user is None or not user.email:
+        return False
+    prefs = user.preferences or {}
+    interval = preferences.digest_interval(prefs)
+    if interval is None:
+        return False
+    now = now or timezone.now()
+    held = preferences.quiet_until(prefs, now)
+    if held is None and not urgent and prefs.get("email_digest") == "daily":
+        hour = preferences.next_daily(prefs, now)  # the next one; within its hour, the digest goes now
+        if now.astimezone(hour.tzinfo).hour != hour.hour:
+            held = hour
+    if held is not None:
+        MailHeld.objects.update_or_create(user=user, defaults={"due_at": held})
         return False
     matches = registry.matches()
     if cache.get(streaming_key(user_id)) or (not urgent and matches.recently_active(user)):
@@ -70,12 +87,20 @@ def digest_maybe(user_id: int, *, urgent: bool = False) -> bool:
     if not waiting and not more:
         return False
     gate = f"tabula:email-digest:{user_id}"
-    if urgent:
-        cache.set(gate, 1, timeout=settings.TABULA_EMAIL_INTERVAL_S)
-    elif not cache.add(gate, 1, timeout=settings.TABULA_EMAIL_INTERVAL_S):
+    if urgent or interval == 0:
+        cache.set(gate, 1, timeout=max(1, interval))
+    elif not cache.add(gate, 1, timeout=interval):
         return False  # one digest per interval
     send_digest(user, waiting, more)
     return True
+
+
+def held_due(now: datetime | None = None, limit: int = 200) -> list[int]:
+    """Users whose held digest is due (the beat sweep); their rows are taken."""
+    now = now or timezone.now()
+    ids = list(MailHeld.objects.filter(due_at__lte=now).order_by("due_at").values_list("user_id", flat=True)[:limit])
+    MailHeld.objects.filter(user_id__in=ids, due_at__lte=now).delete()
+    return ids
 
 
 def send_digest(user: User, waiting: list[dict[str, Any]], more: list[str] | None = None) -> None:

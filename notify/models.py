@@ -128,3 +128,62 @@ class StreamTicket(models.Model):
 
     def __str__(self) -> str:
         return f"ticket for {self.user_id}"
+
+
+class PushSubscription(models.Model):
+    """A browser's Web Push subscription (RFC 8030): where its push service takes messages, and the
+    keys a message is encrypted to (RFC 8291). Deleted when the push service says it is gone."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, related_name="push_subscriptions", on_delete=models.CASCADE)
+    endpoint = models.URLField(max_length=2000, unique=True)
+    p256dh = models.CharField(max_length=200)  # the browser's ECDH public key, base64url
+    auth = models.CharField(max_length=64)  # the shared authentication secret, base64url
+    label = models.CharField(max_length=100, blank=True, default="")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} push {self.pk}"
+
+
+class PushDelivery(models.Model):
+    """One inbox entry pushed to one subscription: sent at once, held until quiet hours end
+    (``next_attempt_at``), or retried with backoff; the beat sweep sends what is due."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        DELIVERED = "delivered"
+        SUPPRESSED = "suppressed"  # the user was on the site (a stream open, a move just made)
+        FAILED = "failed"
+
+    subscription = models.ForeignKey(PushSubscription, related_name="deliveries", on_delete=models.CASCADE)
+    notification = models.ForeignKey(Notification, related_name="+", on_delete=models.CASCADE)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    attempts = models.PositiveIntegerField(default=0)
+    last_status = models.PositiveSmallIntegerField(null=True, blank=True)
+    last_error = models.CharField(max_length=300, blank=True, default="")
+    next_attempt_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    delivered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["subscription", "notification"], name="push_delivery_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"push {self.notification_id} -> {self.subscription_id} {self.status}"
+
+
+class MailHeld(models.Model):
+    """A user's e-mail digest held back (quiet hours, a daily digest's hour): the beat sweep sends
+    it at ``due_at``."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, primary_key=True, related_name="+", on_delete=models.CASCADE)
+    due_at = models.DateTimeField(db_index=True)
+
+    def __str__(self) -> str:
+        return f"digest of {self.user_id} at {self.due_at:%Y-%m-%d %H:%M}"

@@ -14,9 +14,10 @@ from django.db import DEFAULT_DB_ALIAS, connections, transaction
 
 from accounts.models import User
 from core.sql import fetch, insert, inserted, table
-from notify.models import InboxCounter, Notification, Webhook
+from notify.models import InboxCounter, Notification, PushSubscription, Webhook
 
-Recipient = tuple[str | None, Any, bool]  # e-mail address, preferences, an active webhook: what `fanout.wants` needs
+# e-mail address, preferences, an active webhook, a push subscription: what `fanout.wants` needs
+Recipient = tuple[str | None, Any, bool, bool]
 
 
 def counter_bump() -> str:
@@ -60,23 +61,25 @@ def insert_numbered(note: Notification) -> Recipient | None:
     )
     note.seq = rows[0][1]
     inserted(note, rows[0][0])
-    email, preferences, has_hooks = rows[0][2:]
-    return email, preferences, has_hooks
+    email, preferences, has_hooks, has_push = rows[0][2:]
+    return email, preferences, has_hooks, has_push
 
 
 def delivery_columns(user_id: str) -> str:
-    """Three SQL expressions: the e-mail address and preferences of the user whose id is the column
-    ``user_id``, and whether they have an active webhook (read with another statement: the inbox
-    entry's INSERT … RETURNING)."""
-    users, hooks = table(User), table(Webhook)
+    """Four SQL expressions: the e-mail address and preferences of the user whose id is the column
+    ``user_id``, whether they have an active webhook, and whether they have a push subscription
+    (read with another statement: the inbox entry's INSERT … RETURNING)."""
+    users, hooks, pushes = table(User), table(Webhook), table(PushSubscription)
     return (
         f"(SELECT u.email FROM {users} u WHERE u.id = {user_id}),"
         f" (SELECT u.preferences FROM {users} u WHERE u.id = {user_id}),"
-        f" EXISTS(SELECT 1 FROM {hooks} w WHERE w.user_id = {user_id} AND w.active)"
+        f" EXISTS(SELECT 1 FROM {hooks} w WHERE w.user_id = {user_id} AND w.active),"
+        f" EXISTS(SELECT 1 FROM {pushes} p WHERE p.user_id = {user_id})"
     )
 
 
 def recipient(user_id: int) -> Recipient:
-    """`delivery_columns` of one user, in one query; a user that is gone has no address and no webhook."""
-    email, preferences, has_hooks = fetch(f"SELECT {delivery_columns('%s')}", [user_id] * 3)[0]
-    return email, preferences, has_hooks
+    """`delivery_columns` of one user, in one query; a user that is gone has no address, no webhook
+    and no push subscription."""
+    email, preferences, has_hooks, has_push = fetch(f"SELECT {delivery_columns('%s')}", [user_id] * 4)[0]
+    return email, preferences, has_hooks, has_push

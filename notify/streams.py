@@ -36,8 +36,9 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import close_old_connections, connections
 
+from accounts.models import User
 from core import metrics
-from notify import fanout, inbox, mail, registry
+from notify import fanout, inbox, mail, preferences, registry
 from notify.models import Notification
 
 log = logging.getLogger(__name__)
@@ -220,8 +221,13 @@ Row = tuple[Any, int | str, str, Any]  # the cursor after this event, its SSE id
 
 
 def _inbox_page(user_id: int, after: int) -> list[Row]:
+    """The next entries of the user's inbox whose types they send to ``stream`` (`notify.preferences`)."""
     try:
-        return [(n.seq, n.seq, n.type, n.to_json()) for n in inbox.inbox(user_id, after=after, limit=PAGE)]
+        prefs = User.objects.filter(pk=user_id).values_list("preferences", flat=True).first()
+        chosen = (prefs or {}).get("channels") if isinstance(prefs, dict) else None
+        types = None if not chosen else [t for t in registry.types() if preferences.wants(prefs, t, "stream")]
+        rows = inbox.inbox(user_id, after=after, limit=PAGE, types=types)
+        return [(n.seq, n.seq, n.type, n.to_json()) for n in rows]
     finally:
         close_old_connections()
 

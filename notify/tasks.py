@@ -9,7 +9,7 @@ from __future__ import annotations
 from celery import shared_task
 
 from core import taskqueue
-from notify import mail, webhooks
+from notify import mail, push, webhooks
 
 
 @shared_task(name=taskqueue.WEBHOOKS_FANOUT, ignore_result=True)
@@ -37,3 +37,33 @@ def webhooks_sweep() -> int:
 def email_digest(user_id: int, urgent: bool = False) -> bool:
     """A digest for the user, if one is due (the rules in notify/mail.py); ``urgent``: a nudge."""
     return mail.digest_maybe(user_id, urgent=urgent)
+
+
+@shared_task(name=taskqueue.PUSH_FANOUT, ignore_result=True)
+def push_fanout(notification_id: int) -> int:
+    """After an inbox entry commits: one Web Push per subscription of its user (notify/push.py)."""
+    return push.fanout(notification_id)
+
+
+@shared_task(name=taskqueue.PUSH_ATTEMPT, ignore_result=True)
+def push_attempt(delivery_id: int) -> str:
+    """One try of one push (a retry)."""
+    return push.attempt(delivery_id)
+
+
+@shared_task(name=taskqueue.PUSH_SWEEP, ignore_result=True)
+def push_sweep() -> int:
+    """Beat: pushes that are due (retries, and notices held through quiet hours)."""
+    ids = push.due()
+    for delivery_id in ids:
+        push.attempt(delivery_id)
+    return len(ids)
+
+
+@shared_task(name=taskqueue.EMAIL_SWEEP, ignore_result=True)
+def email_sweep() -> int:
+    """Beat: digests held through quiet hours or until a daily digest's hour."""
+    ids = mail.held_due()
+    for user_id in ids:
+        mail.digest_maybe(user_id)
+    return len(ids)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
@@ -17,6 +17,7 @@ from api.serializers import MatchSerializer, OutputModelSerializer, ProblemSeria
 from core.errors import InvalidRequest
 from games import selectors
 from games.services import away, lobby
+from notify import preferences as notice_preferences
 from talk import chat, notes
 
 P = ProblemSerializer
@@ -124,11 +125,26 @@ class MeApi(APIView):
     class OutputSerializer(OutputModelSerializer):
         ratings = RatingSerializer(many=True, read_only=True)
         email = serializers.CharField(read_only=True, help_text='An e-mail address, or "" when none was given.')
+        channels = serializers.SerializerMethodField(
+            help_text="By inbox type, the channels its entries go to: `preferences.channels`, or the defaults."
+        )
 
         class Meta:
             model = User
-            fields = ["username", "email", "display_name", "preferences", "date_joined", "ratings"]
+            fields = ["username", "email", "display_name", "preferences", "channels", "date_joined", "ratings"]
             read_only_fields = ["username", "date_joined"]
+
+        @extend_schema_field(
+            {
+                "type": "object",
+                "additionalProperties": {
+                    "type": "array",
+                    "items": {"type": "string", "enum": list(notice_preferences.CHANNELS)},
+                },
+            }
+        )
+        def get_channels(self, user: User) -> dict[str, list[str]]:
+            return notice_preferences.channels(user.preferences)
 
     class InputSerializer(serializers.ModelSerializer):
         class Meta:
@@ -144,6 +160,10 @@ class MeApi(APIView):
                 raise serializers.ValidationError(f"caretaker must be one of {', '.join(away.CARETAKERS)}.")
             if "chat" in value and value["chat"] not in chat.PREFERENCES:
                 raise serializers.ValidationError(f"chat must be one of {', '.join(chat.PREFERENCES)}.")
+            try:
+                notice_preferences.validate(value)  # channels, timezone, quiet_hours, email_digest
+            except ValueError as exc:
+                raise serializers.ValidationError(str(exc)) from exc
             return value
 
     @extend_schema(operation_id="me_read", tags=["accounts"], responses={200: OutputSerializer, 401: P})

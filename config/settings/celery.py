@@ -61,6 +61,8 @@ CELERY_BEAT_SCHEDULE = {
     "sweep-due-deadlines": {"task": "games.tasks.deadlines_sweep", "schedule": timedelta(seconds=5)},
     "clock-low-sweep": {"task": "games.tasks.clock_low_sweep", "schedule": timedelta(seconds=10)},
     "webhooks-sweep": {"task": "games.tasks.webhooks_sweep", "schedule": timedelta(seconds=30)},
+    "push-sweep": {"task": "notify.tasks.push_sweep", "schedule": timedelta(seconds=30)},
+    "email-sweep": {"task": "notify.tasks.email_sweep", "schedule": timedelta(seconds=60)},
     # ranks are refreshed after every rated match; hourly too, for players leaving the active window
     "refresh-leaderboards": {"task": "games.tasks.leaderboards_refresh", "schedule": timedelta(hours=1)},
 }

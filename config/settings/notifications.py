@@ -27,6 +27,15 @@ TABULA_WEBHOOK_BACKOFF_S: list[float] = [
 ]
 TABULA_WEBHOOK_MAX_FAILURES = 5  # deliveries in a row that exhausted their retries: the endpoint is disabled
 
+# Web Push (notify/push.py): the VAPID key (PEM) from the environment, else this checkout's own file,
+# made on first use; the subject push services may contact; retries; subscriptions per user.
+TABULA_PUSH = env_bool("TABULA_PUSH", True)
+TABULA_VAPID_PRIVATE_KEY = os.environ.get("TABULA_VAPID_PRIVATE_KEY", "")
+TABULA_VAPID_KEY_FILE = os.environ.get("TABULA_VAPID_KEY_FILE", str(VAR_DIR / "vapid_private.pem"))
+TABULA_VAPID_SUBJECT = os.environ.get("TABULA_VAPID_SUBJECT", "mailto:tabula@localhost")
+TABULA_PUSH_BACKOFF_S: list[float] = [5, 30, 120, 600, 3600]
+TABULA_MAX_PUSH_SUBSCRIPTIONS = 5
+
 # E-mail: a "your turn" digest at most once per interval; none while a stream is open or the user is active.
 TABULA_EMAIL = env_bool("TABULA_EMAIL", True)  # TABULA_EMAIL=0: no digests at all (the notification bench)
 TABULA_EMAIL_INTERVAL_S = int(os.environ.get("TABULA_EMAIL_INTERVAL_S", str(6 * 3600)))

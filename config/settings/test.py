@@ -47,6 +47,7 @@ TABULA_TOKEN_CACHE = False  # tests change tokens with raw updates; tests/api/te
 # checks), fast retries, mails in memory, a fast poll.
 TABULA_WEBHOOK_ALLOW_PRIVATE = True
 TABULA_WEBHOOK_BACKOFF_S = [0.2, 0.2, 0.2]
+TABULA_PUSH_BACKOFF_S = [0.2, 0.2]
 EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
 TABULA_STREAM_POLL_S = 0.05
 

@@ -125,6 +125,8 @@ def walk(client: Any, world: World, viewer: str) -> dict[tuple[str, str], tuple[
         ("/api/v1/me/followers", "/me/followers"),
         ("/api/v1/me/blocks", "/me/blocks"),
         ("/api/v1/me/feed", "/me/feed"),
+        ("/api/v1/me/push-subscriptions", "/me/push-subscriptions"),
+        ("/api/v1/push/vapid-public-key", "/push/vapid-public-key"),
         ("/api/v1/moderation/chat", "/moderation/chat"),
         ("/api/v1/moderation/mutes", "/moderation/mutes"),
     ]

@@ -18,7 +18,7 @@ from games.models import Match, Seat
 from games.services import lobby, play, writes
 from notify import fanout, inbox
 from notify import sql as notify_sql
-from notify.models import InboxCounter, Webhook
+from notify.models import InboxCounter, PushSubscription, Webhook
 
 
 def _fields(instance) -> dict:
@@ -114,19 +114,22 @@ def test_inbox_numbers_count_up_from_one_per_user(make_user):
 def test_delivery_preferences_read_in_one_query(make_user, django_assert_num_queries):
     hank = make_user("hank")
     with django_assert_num_queries(1):
-        assert fanout._wants(hank.pk, "your_turn") == (False, False)  # no address, no webhook
+        assert fanout._wants(hank.pk, "your_turn") == (False, False, False)  # no address, webhook, push
     hank.email, hank.preferences = "hank@example.com", {}
     hank.save()
     Webhook.objects.create(
         id="wh-hank", user=hank, url="https://example.com/hook", secret="whsec_" + "A" * 32, active=True
     )
-    assert fanout._wants(hank.pk, "your_turn") == (True, True)
-    assert fanout._wants(hank.pk, "match_started") == (True, False)  # e-mail is for your_turn only
-    hank.preferences = {"email_your_turn": False}
+    PushSubscription.objects.create(user=hank, endpoint="https://push.example.com/1", p256dh="x", auth="y")
+    assert fanout._wants(hank.pk, "your_turn") == (True, True, True)
+    assert fanout._wants(hank.pk, "match_started") == (True, False, False)  # neither mailed nor pushed by default
+    hank.preferences = {"email_your_turn": False, "channels": {"your_turn": ["stream", "push"]}}
     hank.save()
+    assert fanout._wants(hank.pk, "your_turn") == (False, False, True)
     Webhook.objects.filter(user=hank).update(active=False)
-    assert fanout._wants(hank.pk, "your_turn") == (False, False)
-    assert fanout._wants(10**9, "your_turn") == (False, False)  # a user that is gone
+    PushSubscription.objects.filter(user=hank).delete()
+    assert fanout._wants(hank.pk, "your_turn") == (False, False, False)
+    assert fanout._wants(10**9, "your_turn") == (False, False, False)  # a user that is gone
 
 
 def test_the_columns_follow_the_model():
@@ -197,13 +200,14 @@ def test_an_inbox_entry_is_numbered_written_and_its_delivery_read_at_once(make_u
         Webhook.objects.filter(user=ivy).update(active=False)
         entry = Notification(user_id=ivy.pk, type="your_turn", payload={}, created_at=timezone.now())
         wants = fanout.wants("your_turn", *notify_sql.insert_numbered(entry))
-        assert wants == fanout._wants(ivy.pk, "your_turn") == (False, False)
+        assert wants == fanout._wants(ivy.pk, "your_turn") == (False, False, False)
 
 
 @pytest.mark.django_db
 def test_a_move_is_written_in_three_statements_on_postgresql(make_user):
     """The lock and the seats, the record and the match row, the next player's inbox entry and its
-    delivery preferences: one statement each on PostgreSQL; SQLite makes five."""
+    delivery preferences: one statement each on PostgreSQL; SQLite makes five. A move that hands a
+    person the turn reads one more: the records since their last move (`since_your_last`)."""
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
@@ -230,7 +234,7 @@ def test_a_move_is_written_in_three_statements_on_postgresql(make_user):
     notified = Notification.objects.count() - entries
     assert notified in (0, 1)
     postgres = connection.vendor == "postgresql"
-    assert len(statements) == (2 + notified if postgres else 3 + 2 * notified), statements
+    assert len(statements) == (2 + 2 * notified if postgres else 3 + 3 * notified), statements
     stored = Match.objects.get(id=match.id)
     assert stored.version == played.match.version == match.version + 1
     record = Record.objects.get(match=match, seq=stored.version)
@@ -276,7 +280,8 @@ def test_a_state_read_is_one_statement_on_postgresql_whatever_the_cache(make_use
         read = selectors.match_with_seat_of(match.id, viewer)
         view = selectors.match_state_view(read, read.caller_seat)
     postgres = connection.vendor == "postgresql"
-    assert len(queries.captured_queries) == (1 if postgres or cached == "current" else 2)
+    awaited = read.caller_seat in read.awaiting  # then `since_your_last`: one statement more
+    assert len(queries.captured_queries) == (1 if postgres or cached == "current" else 2) + awaited
     expected = selectors.state_payload(match, rules, replay.full_replay(match), read.caller_seat)
     assert view == expected and read.caller_seat == 0
 
@@ -296,7 +301,10 @@ def test_a_move_after_another_process_moved_reads_its_records_with_the_lock(make
         played = play.move_submit(match_id=match.id, move=move, expected_version=match.version, user=mover)
     statements = [q["sql"] for q in queries.captured_queries if "SAVEPOINT" not in q["sql"]]
     reads = [s for s in statements if s.startswith("SELECT")]
+    summary = [s for s in reads if '"games_record"."seq" DESC LIMIT' in s]  # `since_your_last` of the next seat
+    reads = [s for s in reads if s not in summary]
     record_reads = [s for s in reads if 'FROM "games_record"' in s and not s.startswith('SELECT m."id"')]
+    assert len(summary) <= 1
     if connection.vendor == "postgresql":
         assert len(reads) == 1 and not record_reads, statements  # the lock brought the records
     else:

@@ -55,12 +55,13 @@ def test_every_notification_shows_the_record_as_events_does(game, make_user, api
         assert [n["id"] for n in inbox] == list(range(1, len(inbox) + 1))  # numbered per user, no gaps
         for note in inbox:
             assert note["match"] == match.id
-            event = note["payload"].get("event")
-            if event is None:
-                continue
-            seen = client.get(f"/api/v1/matches/{match.id}/events?after={event['seq'] - 1}&limit=1").json()
-            assert event == seen[0], f"{note['type']} #{note['id']} differs from events"
-            checked += 1
+            since = note["payload"].get("since_your_last", {}).get("records", [])  # your_turn: the same rule
+            for event in [note["payload"].get("event"), *since]:
+                if event is None:
+                    continue
+                seen = client.get(f"/api/v1/matches/{match.id}/events?after={event['seq'] - 1}&limit=1").json()
+                assert event == seen[0], f"{note['type']} #{note['id']} differs from events"
+                checked += 1
     assert checked > 0
     assert Notification.objects.filter(type="your_turn").exists()
 
