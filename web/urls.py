@@ -2,12 +2,14 @@
 
 from django.urls import re_path
 
-from web.views import client
+from web.views import client, manifest, service_worker
 
 urlpatterns = [
     re_path(
-        r"^(?:|signin|signup|lobby|games|leaderboards(?:/[\w-]+)?|invitations|away|feed|join|users/[\w.@+-]+|matches/[A-Za-z0-9_-]+)/?$",
+        r"^(?:|signin|signup|lobby|games|leaderboards(?:/[\w-]+)?|invitations|away|feed|settings|join|users/[\w.@+-]+|matches/[A-Za-z0-9_-]+)/?$",
         client,
         name="web-client",
     ),
+    re_path(r"^sw\.js$", service_worker, name="web-service-worker"),
+    re_path(r"^manifest\.webmanifest$", manifest, name="web-manifest"),
 ]

@@ -2,6 +2,7 @@
 import { get, has, optional, post, results, session, settled } from "./api.js";
 import { AwayPage } from "./away.js";
 import { FeedPage, ProfileCircles } from "./circles.js";
+import { SettingsPage } from "./settings.js";
 import { watchMe } from "./live.js";
 import { MatchPage } from "./match.js";
 import { Invitations, JoinByCode, Leaderboard, PlayerStats } from "./players.js";
@@ -78,6 +79,7 @@ function Nav({ me, waiting }) {
       ${me && html`<${Link} href="/invitations">Invitations<//>`}
       ${me && html`<${Link} href="/away">Away<//>`}
       ${me && html`<${Link} href="/feed">Feed<//>`}
+      ${me && html`<${Link} href="/settings">Settings<//>`}
       <span class="spacer"></span>
       ${me
         ? html`<${Link} href=${`/users/${me}`}>${me}<//> <button type="button" class="link" onClick=${signOut}>Sign out</button>`
@@ -359,6 +361,7 @@ function App() {
       : html`<main><p><${Link} href=${`/signin?next=${encodeURIComponent(path)}`}>Sign in<//> to watch or play this match.</p></main>`;
   } else if ((m = path.match(/^\/users\/([\w.@+-]+)\/?$/))) page = html`<${Profile} key=${m[1]} username=${m[1]} me=${me} />`;
   else if ((m = path.match(/^\/leaderboards(?:\/([\w-]+))?\/?$/))) page = html`<${Leaderboard} key=${m[1]} game=${m[1]} />`;
+  else if (path.match(/^\/settings\/?$/)) page = me ? html`<${SettingsPage} />` : html`<${AuthForm} mode="signin" />`;
   else if (path.match(/^\/feed\/?$/)) page = me ? html`<${FeedPage} />` : html`<${AuthForm} mode="signin" />`;
   else if (path.match(/^\/away\/?$/)) page = me ? html`<${AwayPage} />` : html`<${AuthForm} mode="signin" />`;
   else if (path.startsWith("/invitations")) page = me ? html`<${Invitations} />` : html`<${AuthForm} mode="signin" />`;

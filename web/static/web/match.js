@@ -210,6 +210,11 @@ export function MatchPage({ id, me }) {
     </header>
     <${Seats} summary=${summary} state=${state} names=${names} game=${game} />
     <${NudgeButtons} id=${id} state=${state} summary=${summary} names=${names} />
+    ${state.since_your_last && state.since_your_last.records.length > 0 && html`<section class="since" data-since aria-labelledby="since-h">
+      <h2 id="since-h">Since your last move</h2>
+      ${state.since_your_last.more > 0 && html`<p class="muted">…and ${state.since_your_last.more} earlier record(s), in the log.</p>`}
+      <ol>${state.since_your_last.records.flatMap((r) => describeRecord(r, game, names).map((line, i) => html`<li key=${`${r.seq}.${i}`}>${line}</li>`))}</ol>
+    </section>`}
     <${ErrorNote} error=${error} onDismiss=${() => setError(null)} />
     ${state.result && html`<section class="result" data-result=${JSON.stringify(state.result)} aria-live="polite">
       <h2>Result</h2><p>${resultWords(state.result, names)}</p></section>`}

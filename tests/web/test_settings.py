@@ -1,0 +1,70 @@
+"""Browser tests (issue 28): the settings page sets channels, quiet hours and the digest; the app is
+installable (a manifest, a service worker that registers at the root); the match page shows what
+happened since one's last move."""
+
+from __future__ import annotations
+
+import pytest
+
+from accounts.models import User
+from games.services import lobby, play
+from tests.web.conftest import shoot, sign_up
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_the_settings_page_sets_channels_quiet_hours_and_the_digest(page):
+    sign_up(page, "ann")
+    page.get_by_role("link", name="Settings").click()
+    page.get_by_role("heading", name="Which notices go where").wait_for()
+    box = page.locator("[data-channel='chat:push']")
+    assert box.is_checked()
+    box.uncheck()
+    page.get_by_role("status").filter(has_text="Saved").wait_for()
+    page.get_by_label("From").fill("22:00")
+    page.get_by_label("to", exact=True).fill("07:30")
+    page.get_by_role("button", name="Set quiet hours").click()
+    page.locator("[data-quiet]").wait_for()
+    page.locator("select[name='email_digest']").select_option("daily")
+    page.locator("select[name='email_digest_hour']").wait_for()
+    shoot(page, "settings")
+    prefs = User.objects.get(username="ann").preferences
+    assert "push" not in prefs["channels"]["chat"]
+    assert prefs["quiet_hours"] == {"start": "22:00", "end": "07:30"} and prefs["timezone"]
+    assert prefs["email_digest"] == "daily"
+
+
+def test_the_app_is_installable_and_its_service_worker_registers(page):
+    sign_up(page, "ben")
+    manifest = page.request.get("/manifest.webmanifest")
+    assert manifest.ok and manifest.json()["start_url"] == "/" and manifest.json()["icons"]
+    worker = page.request.get("/sw.js")
+    assert worker.ok and worker.headers["service-worker-allowed"] == "/"
+    scope = page.evaluate("navigator.serviceWorker.register('/sw.js', {scope: '/'}).then((r) => r.scope)")
+    assert scope.endswith("/")
+
+
+def test_the_match_page_shows_what_happened_since_my_last_move(page, make_user):
+    sign_up(page, "cat")
+    cat, dan = User.objects.get(username="cat"), make_user("dan")
+    match = lobby.match_create(user=cat, game="enka", players=2)
+    lobby.match_join(match_id=match.id, user=dan)
+    match.refresh_from_db()
+    from games import replay
+
+    cat_moved = False
+    for _ in range(12):  # until cat has moved once and the match waits for cat again
+        match.refresh_from_db()
+        seat = match.awaiting[0]
+        mover = match.seats.get(index=seat).user
+        if mover == cat and cat_moved:
+            break
+        rules = replay.rules_for(match)
+        move = rules.dump_move(rules.legal_moves(replay.match_state(match), seat)[0])
+        play.move_submit(match_id=match.id, user=mover, move=move, expected_version=match.version)
+        cat_moved = cat_moved or mover == cat
+    match.refresh_from_db()
+    assert match.seats.get(index=match.awaiting[0]).user == cat
+    page.goto(f"/matches/{match.id}")
+    page.locator("[data-since] li").first.wait_for()
+    shoot(page, "since-your-last")
