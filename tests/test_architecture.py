@@ -8,7 +8,20 @@ import sys
 
 import grimp
 
-PACKAGES = ("rules", "core", "accounts", "notify", "circles", "games", "talk", "api", "web", "config", "front")
+PACKAGES = (
+    "rules",
+    "core",
+    "accounts",
+    "notify",
+    "circles",
+    "games",
+    "talk",
+    "tournaments",
+    "api",
+    "web",
+    "config",
+    "front",
+)
 # Type-checking only: typeshed's private stub module of the standard library (`rules.kit`).
 STUBS = frozenset({"_typeshed"})
 
