@@ -14,7 +14,11 @@ const WORDS = {
 };
 
 const b64 = (text) => Uint8Array.from(atob(text.replace(/-/g, "+").replace(/_/g, "/") + "=".repeat((4 - (text.length % 4)) % 4)), (c) => c.charCodeAt(0));
-const zones = () => (Intl.supportedValuesOf ? Intl.supportedValuesOf("timeZone") : ["UTC"]);
+// The browser's zones, with the one chosen (or the browser's own: "UTC" is not in Chrome's list) first.
+const zones = (current) => {
+  const list = Intl.supportedValuesOf ? Intl.supportedValuesOf("timeZone") : [];
+  return list.includes(current) ? list : [current, ...list];
+};
 
 function PushPanel() {
   const [subs, setSubs] = useState([]);
@@ -89,7 +93,7 @@ export function SettingsPage() {
       <h2 id="quiet-h">Quiet hours</h2>
       <p class="muted">No e-mail and no push in these hours (a clock running low still comes through); the inbox and live pages go on.</p>
       <label>Time zone <select name="timezone" value=${tz} onChange=${(e) => save({ timezone: e.target.value })}>
-        ${zones().map((z) => html`<option key=${z} value=${z}>${z}</option>`)}</select></label>
+        ${zones(tz).map((z) => html`<option key=${z} value=${z}>${z}</option>`)}</select></label>
       <form onSubmit=${(e) => { e.preventDefault(); const f = new FormData(e.target); save({ timezone: tz, quiet_hours: { start: f.get("start"), end: f.get("end") } }); }}>
         <label>From <input type="time" name="start" defaultValue=${quiet?.start || "22:00"} /></label>
         <label> to <input type="time" name="end" defaultValue=${quiet?.end || "07:30"} /></label>

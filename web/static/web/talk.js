@@ -96,7 +96,7 @@ export function ChatPanel({ id, state, me, names }) {
       <ol class="messages" aria-live="polite" data-channel=${channel}>
         ${list.length === 0 && html`<li class="muted">No message yet.</li>`}
         ${list.map((m) => html`<li key=${m.seq} data-seq=${m.seq}>
-          <strong>${m.author}</strong>${m.seat !== null && names(m.seat) !== m.author ? html` <span class="muted">(${names(m.seat)})</span>` : ""}${m.to !== null ? html` <span class="muted">to ${names(m.to)}</span>` : ""}:
+          <strong>${m.author}</strong>${m.seat !== null && names(m.seat) !== m.author ? html` <span class="muted">(${names(m.seat)})</span>` : ""}${m.to !== null ? html` <span class="muted">to ${names(m.to)}</span>` : ""}:${" "}
           ${m.hidden ? html`<em class="muted">hidden by a moderator</em>` : m.text}
           <span class="muted" title=${when(m.at)}> · ${new Date(m.at).toLocaleTimeString()}</span>
           ${m.author !== me && !m.hidden && html` <button type="button" class="link" onClick=${() => report(m)}>Report</button>`}
