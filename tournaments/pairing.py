@@ -70,13 +70,37 @@ def seat(tables: list[list[int]], counts: dict[int, list[int]], size: int) -> li
 # --- round robin -------------------------------------------------------------------------------------
 
 
-def pools(entrants: Sequence[int], pool_size: int) -> list[list[int]]:
-    """Split entrants (in seed order) into pools of about ``pool_size``, snake-wise (1, 2, 3, 3, 2, 1…)."""
+def pools(entrants: Sequence[int], pool_size: int, apart: Iterable[frozenset[int]] = ()) -> list[list[int]]:
+    """Split entrants (in seed order) into pools of about ``pool_size``, snake-wise (1, 2, 3, 3, 2, 1…);
+    then, for each pair in ``apart`` (a block between them) that shares a pool, swap one of them
+    with someone of another pool where that separates them without joining another such pair."""
     n = max(1, -(-len(entrants) // pool_size))
     out: list[list[int]] = [[] for _ in range(n)]
     for i, e in enumerate(entrants):
         lap, at = divmod(i, n)
         out[at if lap % 2 == 0 else n - 1 - at].append(e)
+    keep = set(apart)
+
+    def clashes(pool: list[int]) -> int:
+        return sum(p in keep for p in pairs(pool))
+
+    for _ in range(len(entrants)):
+        before = sum(clashes(p) for p in out)
+        if before == 0:
+            break
+        done = False
+        for a, b in itertools.permutations(range(n), 2):
+            for i, j in itertools.product(range(len(out[a])), range(len(out[b]))):
+                x, y = out[a][:], out[b][:]
+                x[i], y[j] = y[j], x[i]
+                if clashes(x) + clashes(y) < clashes(out[a]) + clashes(out[b]):
+                    out[a], out[b] = x, y
+                    done = True
+                    break
+            if done:
+                break
+        if not done:
+            break  # kept apart where possible: the rest must meet
     return out
 
 
@@ -222,9 +246,15 @@ def balance(rounds: list[Round], size: int, passes: int = 40) -> list[Round]:
 # --- Swiss ---------------------------------------------------------------------------------------------
 
 
-def _cost(table: Sequence[int], scores: dict[int, float], met: dict[frozenset[int], int]) -> float:
+APART = 1000.0  # a blocked pair at one table: kept apart whenever any other pairing exists
+
+
+def _cost(
+    table: Sequence[int], scores: dict[int, float], met: dict[frozenset[int], int], apart: frozenset[frozenset[int]]
+) -> float:
     values = [scores.get(e, 0.0) for e in table]
-    return REPEAT * sum(met.get(p, 0) for p in pairs(table)) + (max(values) - min(values))
+    meetings = sum(met.get(p, 0) * REPEAT + (APART if p in apart else 0.0) for p in pairs(table))
+    return meetings + (max(values) - min(values))
 
 
 def swiss_round(
@@ -235,10 +265,13 @@ def swiss_round(
     size: int,
     *,
     had_bye: set[int] | None = None,
+    apart: Iterable[frozenset[int]] = (),
 ) -> Round:
     """The next Swiss round: ``ranked`` (leaders first) cut into tables of ``size``, improved by
     swaps between neighbouring tables, seated. The remainder's byes go to the lowest-ranked
-    entrants who have not had one yet. ``met``: how often each pair has met; ``counts``: `seat`'s."""
+    entrants who have not had one yet. ``met``: how often each pair has met; ``counts``: `seat`'s;
+    ``apart``: pairs kept from one table where any other pairing exists (blocks)."""
+    keep = frozenset(apart)
     order = list(ranked)
     extra = len(order) % size
     had = had_bye or set()
@@ -259,13 +292,13 @@ def swiss_round(
     while improved:
         improved = False
         for a, b in itertools.combinations(range(len(tables)), 2):
-            if b - a > 2:
-                continue  # neighbours only: leaders stay near the top
-            before = _cost(tables[a], scores, met) + _cost(tables[b], scores, met)
+            if b - a > 2 and not any(p in keep for t in (tables[a], tables[b]) for p in pairs(t)):
+                continue  # neighbours only (leaders stay near the top), but anywhere to part a blocked pair
+            before = _cost(tables[a], scores, met, keep) + _cost(tables[b], scores, met, keep)
             for i, j in itertools.product(range(size), range(size)):
                 x, y = tables[a][:], tables[b][:]
                 x[i], y[j] = y[j], x[i]
-                if _cost(x, scores, met) + _cost(y, scores, met) < before - 1e-9:
+                if _cost(x, scores, met, keep) + _cost(y, scores, met, keep) < before - 1e-9:
                     tables[a], tables[b] = x, y
                     improved = True
                     break

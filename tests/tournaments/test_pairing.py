@@ -137,3 +137,23 @@ def test_standings_equal_a_recomputation_from_the_results(seed, n, size):
         expected = sum(sum(points[o] for o in t if o != row.entrant) / (len(t) - 1) for t in mine)
         assert row.buchholz == pytest.approx(expected)
         assert row.played == len(mine) and sum(row.seats) == len(mine)
+
+
+@given(n=st.integers(6, 20), size=st.sampled_from([2, 3, 4]), seed=st.integers(0, 10_000))
+@settings(max_examples=60, deadline=None)
+def test_swiss_keeps_a_blocked_pair_apart_where_it_can(n, size, seed):
+    rng = random.Random(seed)
+    pool = list(range(n))
+    a, b = rng.sample(pool, 2)
+    scores = {e: float(rng.randint(0, 3)) for e in pool}
+    ranked = sorted(pool, key=lambda e: -scores[e])
+    one = pairing.swiss_round(ranked, scores, {}, {}, size, apart=[frozenset((a, b))])
+    _check_partition(one, pool, size)
+    if len(one.tables) >= 2:
+        assert not any({a, b} <= set(t) for t in one.tables)
+
+
+def test_pools_part_blocked_pairs():
+    split = pairing.pools(list(range(12)), 6, apart=[frozenset((0, 3)), frozenset((1, 2))])
+    assert not any({0, 3} <= set(p) or {1, 2} <= set(p) for p in split)
+    assert sorted(len(p) for p in split) == [6, 6]
