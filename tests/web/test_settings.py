@@ -52,19 +52,19 @@ def test_the_match_page_shows_what_happened_since_my_last_move(page, make_user):
     match.refresh_from_db()
     from games import replay
 
-    cat_moved = False
-    for _ in range(12):  # until cat has moved once and the match waits for cat again
+    cat_moved, last = False, None
+    for _ in range(30):  # until cat has moved, then dan, and the match waits for cat again
         match.refresh_from_db()
         seat = match.awaiting[0]
         mover = match.seats.get(index=seat).user
-        if mover == cat and cat_moved:
+        if mover == cat and cat_moved and last == dan:
             break
         rules = replay.rules_for(match)
         move = rules.dump_move(rules.legal_moves(replay.match_state(match), seat)[0])
         play.move_submit(match_id=match.id, user=mover, move=move, expected_version=match.version)
-        cat_moved = cat_moved or mover == cat
+        cat_moved, last = cat_moved or mover == cat, mover
     match.refresh_from_db()
-    assert match.seats.get(index=match.awaiting[0]).user == cat
+    assert match.seats.get(index=match.awaiting[0]).user == cat and last == dan  # dan moved since cat's move
     page.goto(f"/matches/{match.id}")
     page.locator("[data-since] li").first.wait_for()
     shoot(page, "since-your-last")

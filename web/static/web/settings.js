@@ -1,7 +1,7 @@
 // Settings (issue 28): notices on this device (Web Push, through the service worker sw.js), which
 // channel carries each kind of notice, quiet hours in one's time zone, and the e-mail digest.
 import { del, get, patch, post } from "./api.js";
-import { ErrorNote, html, useEffect, useState, when } from "./ui.js";
+import { ErrorNote, html, useEffect, useRef, useState, when } from "./ui.js";
 
 const CHANNELS = [["stream", "Live"], ["webhook", "Webhooks"], ["email", "E-mail"], ["push", "Push"]];
 const DIGESTS = [["immediate", "as things happen"], ["hourly", "at most hourly"], ["every_6_hours", "at most every 6 hours"], ["daily", "once a day"], ["off", "never"]];
@@ -61,18 +61,27 @@ export function SettingsPage() {
   const [me, setMe] = useState(null);
   const [error, setError] = useState(null);
   const [saved, setSaved] = useState(null);
-  const load = () => get("me").then(setMe).catch(setError);
+  const latest = useRef({});
+  const pending = useRef(Promise.resolve());
+  const load = () => get("me").then((m) => { latest.current = m.preferences || {}; setMe(m); }).catch(setError);
   useEffect(() => { load(); }, []);
   if (!me) return html`<main><h1>Settings</h1>${error ? html`<${ErrorNote} error=${error} />` : html`<p>Loading…</p>`}</main>`;
   const prefs = me.preferences || {};
+  // Saves go one after another, each on top of what the previous one stored: two quick changes
+  // (a box ticked, then quiet hours) never overwrite each other.
   const save = (changes) => {
     setError(null);
-    return patch("me", { preferences: { ...prefs, ...changes } }).then((m) => { setMe(m); setSaved(new Date()); }).catch(setError);
+    pending.current = pending.current.then(() => patch("me", { preferences: { ...latest.current, ...changes } })
+      .then((m) => { latest.current = m.preferences || {}; setMe(m); setSaved(new Date()); })
+      .catch(setError));
+    return pending.current;
   };
   const toggle = (type, channel, on) => {
     const current = me.channels[type];
-    const next = on ? [...new Set([...current, channel])] : current.filter((c) => c !== channel);
-    save({ channels: { ...(prefs.channels || {}), [type]: CHANNELS.map(([c]) => c).filter((c) => next.includes(c)) } });
+    const picked = on ? [...new Set([...current, channel])] : current.filter((c) => c !== channel);
+    const next = CHANNELS.map(([c]) => c).filter((c) => picked.includes(c));
+    setMe({ ...me, channels: { ...me.channels, [type]: next } }); // the box shows the click at once; the answer confirms it
+    save({ channels: { ...(latest.current.channels || {}), [type]: next } });
   };
   const quiet = prefs.quiet_hours || null;
   const tz = prefs.timezone || Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
