@@ -12,6 +12,7 @@ no model class picked by hand.
 from __future__ import annotations
 
 import sys
+import time
 import uuid
 
 from tabula_client import AuthenticatedClient, Client
@@ -32,6 +33,7 @@ from tabula_client.models import (
     MatchOptions,
     MoveSubmitInputRequest,
     MoveSubmitOutput,
+    Problem,
 )
 
 State = EkkoState | EnkaState | EkoState | EcosState
@@ -54,9 +56,13 @@ def register(base_url: str, name: str) -> AuthenticatedClient:
 
 
 def state_of(player: AuthenticatedClient, match_id: str) -> State:
-    state = matches_state.sync(match_id, client=player)
-    if isinstance(state, EkkoState | EnkaState | EkoState | EcosState):
-        return state
+    for _ in range(5):  # a 503 (the database busy a moment) says: try again shortly
+        state = matches_state.sync(match_id, client=player)
+        if isinstance(state, EkkoState | EnkaState | EkoState | EcosState):
+            return state
+        if not (isinstance(state, Problem) and state.status == 503):
+            break
+        time.sleep(1)
     raise SystemExit(f"state of {match_id}: {state!r}")
 
 
@@ -71,7 +77,7 @@ def play(base_url: str, game: str) -> int:
     joined = matches_join.sync(match.id, client=players[1], body=MatchJoinInputRequest())
     if not isinstance(joined, Match):
         raise SystemExit(f"join {match.id}: {joined!r}")
-    moves = 0
+    moves = unavailable = 0
     while True:
         states = [state_of(player, match.id) for player in players]
         if states[0].status.value != "active":
@@ -82,6 +88,10 @@ def play(base_url: str, game: str) -> int:
         state = states[seat]
         body = MoveSubmitInputRequest(move=state.legal_moves[0], expected_version=state.version)
         answer = matches_moves_create.sync(match.id, client=players[seat], body=body)
+        if isinstance(answer, Problem) and answer.status == 503 and unavailable < 5:
+            unavailable += 1  # the server says: try again shortly (the version guards against a double move)
+            time.sleep(1)
+            continue
         if not isinstance(answer, MoveSubmitOutput):
             raise SystemExit(f"{match.id}: move {body.to_dict()} refused: {answer!r}")
         moves += 1

@@ -26,12 +26,18 @@ async function register(baseUrl: string, name: string): Promise<Client<paths>> {
   return createClient<paths>({ baseUrl, headers: { Authorization: `Token ${data.token}` } });
 }
 
+const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
 async function stateOf(player: Client<paths>, matchId: string): Promise<State> {
-  const { data, error } = await player.GET("/api/v1/matches/{match_id}/state", {
-    params: { path: { match_id: matchId } },
-  });
-  if (!data) throw new Error(`state of ${matchId}: ${JSON.stringify(error)}`);
-  return data;
+  for (let tries = 1; ; tries += 1) {
+    const { data, error, response } = await player.GET("/api/v1/matches/{match_id}/state", {
+      params: { path: { match_id: matchId } },
+    });
+    if (data) return data;
+    // a 503 (the database busy a moment) says: try again shortly
+    if (response.status !== 503 || tries >= 5) throw new Error(`state of ${matchId}: ${JSON.stringify(error)}`);
+    await pause(1000);
+  }
 }
 
 async function play(baseUrl: string, game: string): Promise<number> {
@@ -47,6 +53,7 @@ async function play(baseUrl: string, game: string): Promise<number> {
   });
   if (!joined.data) throw new Error(`join ${matchId}: ${JSON.stringify(joined.error)}`);
   let moves = 0;
+  let unavailable = 0;
   for (;;) {
     const states = await Promise.all(players.map((player) => stateOf(player, matchId)));
     if (states[0].status !== "active") {
@@ -62,6 +69,11 @@ async function play(baseUrl: string, game: string): Promise<number> {
       params: { path: { match_id: matchId } },
       body: { move, expected_version: state.version },
     });
+    if (!answer.data && answer.response.status === 503 && unavailable < 5) {
+      unavailable += 1; // try again shortly: expected_version guards against a double move
+      await pause(1000);
+      continue;
+    }
     if (!answer.data) throw new Error(`${matchId}: ${JSON.stringify(move)} refused: ${JSON.stringify(answer.error)}`);
     moves += 1;
   }
