@@ -319,7 +319,7 @@ def chat_read(*, match_id: str, user: User, channel: Any, seq: Any) -> None:
     """The caller has read ``channel`` up to ``seq``: their unread ``chat`` entry for the match is done."""
     match = games.match_get_for(match_id, user)
     channel = _channel(channel)
-    if isinstance(seq, bool) or not isinstance(seq, int) or seq < 0:
+    if isinstance(seq, bool) or not isinstance(seq, int) or not 0 <= seq < 2**31:
         raise InvalidRequest("seq must be a number.", errors={"seq": ["A whole number, 0 or more."]})
     cursor = _locked_cursor(user, match, channel)
     cursor.read = max(cursor.read, seq)

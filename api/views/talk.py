@@ -112,7 +112,7 @@ class ChatApi(APIView):
 class ChatReadApi(APIView):
     class InputSerializer(serializers.Serializer):
         channel = CHANNEL
-        seq = serializers.IntegerField(min_value=0, help_text="The last message you have read.")
+        seq = serializers.IntegerField(min_value=0, max_value=2**31 - 1, help_text="The last message you have read.")
 
     @extend_schema(
         operation_id="matches_chat_read",

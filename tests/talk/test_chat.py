@@ -306,3 +306,12 @@ def test_unread_chat_reaches_the_email_digest(make_user, api, django_capture_on_
         _say(api, ann, match, "are you there?")
     bodies = [m.body for m in mail.outbox if "ben@example.com" in m.to]
     assert any("unread messages in enka: " in b and match.id in b for b in bodies), bodies
+
+
+def test_a_read_mark_beyond_any_number_is_a_400_and_changes_nothing(make_user, api):
+    """schemathesis sent seq 705491633029996279: the column is 32 bits, and the answer was a 500."""
+    match, (ann, _) = _table(make_user)
+    for seq in (2**31, 705491633029996279, -1, "x", True):
+        answer = api(ann).put(f"{API}/matches/{match.id}/chat/read", {"channel": "table", "seq": seq}, format="json")
+        assert answer.status_code == 400, (seq, answer.content)
+    assert _read(api, ann, match).json()["read"] == 0
