@@ -121,6 +121,7 @@ class MatchSerializer(OutputModelSerializer):
     rematch_of = serializers.CharField(source="rematch_of_id", read_only=True, allow_null=True)
     rematch = serializers.SerializerMethodField(help_text="The automatic rematch after a tie, if any.")
     time_control = serializers.SerializerMethodField()
+    tournament = serializers.SerializerMethodField(help_text="The tournament this match is a table of, if any.")
 
     class Meta:
         model = Match
@@ -147,6 +148,7 @@ class MatchSerializer(OutputModelSerializer):
             "seed",
             "rematch_of",
             "rematch",
+            "tournament",
         ]
 
     @extend_schema_field(OPTIONS)
@@ -160,6 +162,9 @@ class MatchSerializer(OutputModelSerializer):
     @extend_schema_field({"oneOf": [RESULT, {"type": "null"}]})
     def get_result(self, match: Match) -> dict[str, Any] | None:
         return match.result  # as stored: a page's added members (EKKO's rematch, Ecos' tiebreak_draws) included
+
+    def get_tournament(self, match: Match) -> str | None:
+        return match.tournament or None
 
     def get_awaiting(self, match: Match) -> list[int]:
         return list(match.awaiting) if match.status == Match.Status.ACTIVE else []

@@ -20,11 +20,13 @@ from api.views import (
     push,
     root,
     talk,
+    tournaments,
 )
 
 ID = r"(?P<match_id>[A-Za-z0-9_-]+)"
 WH = r"(?P<webhook_id>[A-Za-z0-9_-]+)"
 USER = r"(?P<username>[\w.@+-]+)"
+TOURNAMENT = r"(?P<tournament_id>[A-Za-z0-9_-]{1,22})"
 MESSAGE = r"(?P<channel>[a-z]{1,16})/(?P<seq>[0-9]{1,9})"
 
 
@@ -60,6 +62,15 @@ urlpatterns = [
     route("me/blocks", circles.MeBlocksApi, "me-blocks"),
     route(f"me/blocks/{USER}", circles.MeBlockDetailApi, "me-block"),
     route("me/feed", circles.MeFeedApi, "me-feed"),
+    route("me/tournaments", tournaments.MeTournamentsApi, "me-tournaments"),
+    route("tournaments", tournaments.TournamentListCreateApi, "tournaments"),
+    route(f"tournaments/{TOURNAMENT}", tournaments.TournamentDetailApi, "tournament"),
+    route(f"tournaments/{TOURNAMENT}/join", tournaments.TournamentJoinApi, "tournament-join"),
+    route(f"tournaments/{TOURNAMENT}/withdraw", tournaments.TournamentWithdrawApi, "tournament-withdraw"),
+    route(f"tournaments/{TOURNAMENT}/standings", tournaments.TournamentStandingsApi, "tournament-standings"),
+    route(
+        rf"tournaments/{TOURNAMENT}/rounds/(?P<number>[0-9]{{1,4}})", tournaments.TournamentRoundApi, "tournament-round"
+    ),
     route(r"users/(?P<username>[\w.@+-]+)", accounts.UserDetailApi, "user-detail"),
     route(r"users/(?P<username>[\w.@+-]+)/matches", players.UserMatchesApi, "user-matches"),
     route(r"users/(?P<username>[\w.@+-]+)/export", players.UserExportApi, "user-export"),

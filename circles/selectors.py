@@ -47,6 +47,12 @@ def between_q(user_id: int, field: str, concern: Concern) -> Exists:
     return Exists(Block.objects.filter(pair, scope__in=SCOPES_OF[concern]))
 
 
+def blocked_pairs(user_ids: set[int], concern: Concern) -> list[tuple[int, int]]:
+    """(owner, blocked) of every block among ``user_ids`` for ``concern`` (a tournament keeps them apart)."""
+    rows = Block.objects.filter(owner_id__in=user_ids, blocked_id__in=user_ids, scope__in=SCOPES_OF[concern])
+    return list(rows.values_list("owner_id", "blocked_id"))
+
+
 def blocked_ids(owner_id: int, concern: Concern) -> set[int]:
     """The users ``owner_id`` blocks for ``concern`` (chat hides their messages from the owner)."""
     rows = Block.objects.filter(owner_id=owner_id, scope__in=SCOPES_OF[concern]).values_list("blocked_id", flat=True)

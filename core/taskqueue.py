@@ -30,6 +30,9 @@ PUSH_FANOUT = "notify.tasks.push_fanout"
 PUSH_ATTEMPT = "notify.tasks.push_attempt"
 PUSH_SWEEP = "notify.tasks.push_sweep"
 EMAIL_SWEEP = "notify.tasks.email_sweep"
+# tournaments.tasks
+TOURNAMENT_ADVANCE = "tournaments.tasks.advance"
+TOURNAMENTS_SWEEP = "tournaments.tasks.sweep"
 
 NAMES = (
     DEADLINE_FIRE,
@@ -45,6 +48,8 @@ NAMES = (
     PUSH_ATTEMPT,
     PUSH_SWEEP,
     EMAIL_SWEEP,
+    TOURNAMENT_ADVANCE,
+    TOURNAMENTS_SWEEP,
 )
 
 

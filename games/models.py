@@ -47,6 +47,9 @@ class Match(models.Model):
     invite_code = models.CharField(max_length=32, unique=True, null=True, blank=True, editable=False)
     # Who may take moves back (games.services.agreements): "none", "own_input" or "by_consent".
     takebacks = models.CharField(max_length=16, default="none")
+    # The tournament this match is a table of (the `tournaments` app's id; `games` knows nothing more
+    # of it): its away and timeout policies are in ``time_control``, its audience in `selectors`.
+    tournament = models.CharField(max_length=22, blank=True, default="", db_index=True)
 
     class Meta:
         verbose_name_plural = "matches"
@@ -124,6 +127,7 @@ class Record(models.Model):
         CONCEDED = "conceded"  # everyone agreed that one seat wins
         CANCELLED = "cancelled"  # everyone agreed to end the match, unrated
         TIME_GRANTED = "time_granted"  # more time on a seat's clock
+        ADJUDICATED = "adjudicated"  # a tournament's round deadline passed: ranked by the engine's evaluation
 
     class Actor(models.TextChoices):
         PLAYER = "player"

@@ -53,6 +53,16 @@ def leaderboard_on_commit(game: str) -> None:
     transaction.on_commit(send)
 
 
+def ended_on_commit(match: Match) -> None:
+    """Once a match's end is committed: a tournament's table tells its tournament, which may pair
+    the next round (a lost task is found by the tournaments' sweep)."""
+    tournament = match.tournament
+    if tournament:
+        transaction.on_commit(
+            lambda: taskqueue.send(taskqueue.TOURNAMENT_ADVANCE, (tournament,), lost="the tournaments sweep finds it")
+        )
+
+
 def wake_on_commit(match_id: str, version: int, due: datetime | None, bots: bool) -> None:
     """Once the current transaction commits: queue the match's timer and its bots' turn."""
     if due is not None or bots:

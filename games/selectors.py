@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import secrets
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -304,11 +305,33 @@ def user_profile(username: str) -> tuple[User, dict[str, int], QuerySet[Match]]:
 # --- players: visibility, invitations, history, statistics -----------------------------------------
 
 
+#: Who else may see a private tournament's tables: each function (registered by `tournaments` at
+#: start-up, `audience`) answers the ids of the tournaments a user is in, as a query.
+_audiences: list[Callable[[int], Any]] = []
+
+
+def audience(tournaments_of: Callable[[int], Any]) -> None:
+    """Register ``tournaments_of(user_id)``: a query of the `Match.tournament` values whose private
+    matches that user may see (the entrants of a private tournament see all its tables)."""
+    if tournaments_of not in _audiences:
+        _audiences.append(tournaments_of)
+
+
+def _in_audience(match: Match, user: User) -> bool:
+    if not match.tournament or not _audiences:
+        return False
+    q = Q()
+    for tournaments_of in _audiences:
+        q |= Q(tournament__in=tournaments_of(user.pk))
+    return Match.objects.filter(Q(pk=match.pk) & q).exists()
+
+
 def match_visible_to(match: Match, user: User | None, code: str | None = None) -> bool:
     """Whether ``user`` may see ``match`` at all (summary, state, events, export, streams).
 
     A public match: everyone. A private one: its seated players, its invitees (not after declining),
-    the holder of its invitation code, and staff. Everyone else is told it does not exist. An open
+    the holder of its invitation code, staff, and the entrants of its tournament (`audience`).
+    Everyone else is told it does not exist. An open
     match is hidden, even with its code, from whoever blocks one of its players or is blocked by
     one (circles), unless they sit in it themselves.
     """
@@ -328,6 +351,7 @@ def match_visible_to(match: Match, user: User | None, code: str | None = None) -
         or Invitation.objects.filter(match_id=match.pk, user=user, delivered=True)
         .exclude(status=Invitation.Status.DECLINED)
         .exists()
+        or _in_audience(match, user)
     )
 
 
@@ -351,7 +375,7 @@ def match_get_for(match_id: str, user: User | None, code: str | None = None) -> 
 
 def require_visible(match_id: str, user: User | None, code: str | None = None) -> None:
     """404 unless the match exists and ``user`` may see it (one query for a public match)."""
-    match = Match.objects.filter(id=match_id).only("id", "private", "invite_code", "status").first()
+    match = Match.objects.filter(id=match_id).only("id", "private", "invite_code", "status", "tournament").first()
     if match is None or not match_visible_to(match, user, code):
         raise NotFound(f"No match {match_id!r}.")
 
@@ -377,7 +401,10 @@ def _visible_q(viewer: User | None) -> Q:
     invited = Invitation.objects.filter(match=OuterRef("pk"), user=viewer, delivered=True).exclude(
         status=Invitation.Status.DECLINED
     )
-    return (Q(private=False) | Q(seated) | Q(Exists(invited))) & ~blocked_out
+    entrant = Q()
+    for tournaments_of in _audiences:
+        entrant |= Q(tournament__in=tournaments_of(viewer.pk))
+    return (Q(private=False) | Q(seated) | Q(Exists(invited)) | entrant) & ~blocked_out
 
 
 def visible_to(viewer: User | None, match: str = "match_id") -> Exists:

@@ -22,7 +22,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 from notify import registry
 
 CHANNELS = ("stream", "webhook", "email", "push")
-MAILED = ("your_turn", "chat", "nudged")  # what the e-mail digest tells of, by default
+# what the e-mail digest tells of, by default
+MAILED = ("your_turn", "chat", "nudged", "tournament_started", "tournament_paired", "tournament_finished")
 PUSHED = (
     "your_turn",
     "clock_low",
@@ -33,6 +34,9 @@ PUSHED = (
     "proposal",
     "chat",
     "bot_took_over",
+    "tournament_started",
+    "tournament_paired",
+    "tournament_finished",
 )
 DIGESTS = {"immediate": 0, "hourly": 3600, "every_6_hours": 6 * 3600, "daily": 24 * 3600, "off": None}
 _CLOCK = re.compile(r"([01][0-9]|2[0-3]):([0-5][0-9])")

@@ -62,6 +62,9 @@ TITLES = {
     "proposal_result": "A proposal was decided",
     "bot_took_over": "A bot took your seat",
     "followed": "Someone follows you",
+    "tournament_started": "A tournament of yours started",
+    "tournament_paired": "Your next tournament match is ready",
+    "tournament_finished": "A tournament of yours is over",
 }
 _lock = threading.Lock()
 _vapid: Vapid02 | None = None

@@ -36,6 +36,7 @@ from config.settings.security import *  # noqa: F403
 from config.settings.static import *  # noqa: F403
 from config.settings.streams import *  # noqa: F403
 from config.settings.talk import *  # noqa: F403
+from config.settings.tournaments import *  # noqa: F403
 from core.checks import DEVELOPMENT_SECRET_KEY
 
 SECRET_KEY = os.environ.get("SECRET_KEY", DEVELOPMENT_SECRET_KEY)  # dev.py: var/secret_key; prod: required
@@ -62,6 +63,7 @@ INSTALLED_APPS = [
     "notify",
     "circles",  # follow and block
     "talk",  # chat, private notes, nudges
+    "tournaments",  # tables of two to six, round robin, Swiss, elimination
     "api",
     "web",  # the browser client
 ]

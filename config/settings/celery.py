@@ -63,6 +63,7 @@ CELERY_BEAT_SCHEDULE = {
     "webhooks-sweep": {"task": "games.tasks.webhooks_sweep", "schedule": timedelta(seconds=30)},
     "push-sweep": {"task": "notify.tasks.push_sweep", "schedule": timedelta(seconds=30)},
     "email-sweep": {"task": "notify.tasks.email_sweep", "schedule": timedelta(seconds=60)},
+    "tournaments-sweep": {"task": "tournaments.tasks.sweep", "schedule": timedelta(seconds=60)},
     # ranks are refreshed after every rated match; hourly too, for players leaving the active window
     "refresh-leaderboards": {"task": "games.tasks.leaderboards_refresh", "schedule": timedelta(hours=1)},
 }

@@ -80,28 +80,8 @@ def match_create(
     """Create a match; the creator takes seat 0 (``creator_seat``), bots take theirs, invitees get the
     next free seats reserved for them (``reserved``: given seats, for a rematch), and a full table
     starts at once."""
-    rules = RULES.get(game)
-    if rules is None:
-        raise InvalidRequest(f"Unknown game {game!r}; see GET /api/v1/games.", errors={"game": ["Unknown game."]})
-    if players not in rules.seats:
-        raise InvalidRequest(
-            f"{rules.title} takes {rules.seats.start} to {rules.seats.stop - 1} players.",
-            errors={"players": [f"Must be from {rules.seats.start} to {rules.seats.stop - 1}."]},
-        )
-    options = dict(options or {})
-    takebacks = options.pop("takebacks", None)  # the platform's option, not the engine's
-    if takebacks is not None and takebacks not in TAKEBACKS:
-        raise InvalidRequest(
-            f"takebacks must be one of {', '.join(TAKEBACKS)}.", errors={"options.takebacks": ["Unknown value."]}
-        )
-    if "setup" in options and not setup_allowed(user):
-        raise Forbidden("The setup option is for tests and staff only.")
-    _check_option_bounds(options)
-    seed = secrets.randbits(63)
-    try:  # the whole deal, with this match's seed: a `setup` may need the board to be checked
-        step(rules, None, Started(rules.parse_config(options, players), seed))
-    except RulesError as exc:
-        raise InvalidRequest(exc.message, errors={"options": [exc.message]}) from exc
+    options, takebacks, seed = options_check(user=user, game=game, players=players, options=options)
+    rules = RULES[game]
     bot_seats = _validate_bots(bots, players, creator_seat)
     invited = _invitees(user, invite or [], reserved or {}, players, creator_seat, bot_seats)
     if invited:  # `invited` now, then the start's entries: every inbox this may touch, locked in order
@@ -153,6 +133,39 @@ def match_create(
     play.start_if_full(match)
     match.save()
     return match
+
+
+def options_check(
+    *, user: User, game: str, players: int, options: dict[str, Any] | None
+) -> tuple[dict[str, Any], str | None, int]:
+    """A game, a player count and options as `match_create` takes them (a tournament's too): the
+    engine's options, the platform's ``takebacks`` (None: not given) and a seed the whole deal was
+    tried with. Raises `InvalidRequest` (400) naming what is wrong."""
+    rules = RULES.get(game)
+    if rules is None:
+        raise InvalidRequest(f"Unknown game {game!r}; see GET /api/v1/games.", errors={"game": ["Unknown game."]})
+    if type(players) is not int or players not in rules.seats:
+        raise InvalidRequest(
+            f"{rules.title} takes {rules.seats.start} to {rules.seats.stop - 1} players.",
+            errors={"players": [f"Must be from {rules.seats.start} to {rules.seats.stop - 1}."]},
+        )
+    if options is not None and not isinstance(options, dict):
+        raise InvalidRequest("options must be an object.", errors={"options": ["Must be an object."]})
+    options = dict(options or {})
+    takebacks = options.pop("takebacks", None)  # the platform's option, not the engine's
+    if takebacks is not None and takebacks not in TAKEBACKS:
+        raise InvalidRequest(
+            f"takebacks must be one of {', '.join(TAKEBACKS)}.", errors={"options.takebacks": ["Unknown value."]}
+        )
+    if "setup" in options and not setup_allowed(user):
+        raise Forbidden("The setup option is for tests and staff only.")
+    _check_option_bounds(options)
+    seed = secrets.randbits(63)
+    try:  # the whole deal, with this match's seed: a `setup` may need the board to be checked
+        step(rules, None, Started(rules.parse_config(options, players), seed))
+    except RulesError as exc:
+        raise InvalidRequest(exc.message, errors={"options": [exc.message]}) from exc
+    return options, takebacks, seed
 
 
 def _invitees(

@@ -1,4 +1,5 @@
-"""What staff and operators do to a match: abort it (the admin's action, `manage.py abort_match`)."""
+"""What staff, operators and tournaments do to a match: abort it (the admin's action, `manage.py
+abort_match`), or adjudicate it (a tournament round's deadline)."""
 
 from __future__ import annotations
 
@@ -6,9 +7,11 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import User
+from games import replay, scheduling
 from games.errors import MatchOver
 from games.models import Match, Record, Seat
-from games.services import writes
+from games.services import play, writes
+from rules.base import rank_groups
 
 
 @transaction.atomic
@@ -27,4 +30,29 @@ def match_abort(*, match_id: str, reason: str, by: User | None = None) -> Match:
     match.timer_key, match.timer_deadline, match.awaiting = "", None, []
     Seat.objects.filter(match=match).update(deadline=None, clock_started_at=None)
     match.save()
+    scheduling.ended_on_commit(match)
+    return match
+
+
+@transaction.atomic
+def match_adjudicate(*, match_id: str, reason: str = "round_deadline") -> Match | None:
+    """End a live, started match by the engine's own evaluation of where each seat stands now (its
+    `heuristic`, the one the greedy bot plays by), resigned seats last: one ``adjudicated`` record,
+    rated as its result says. A tournament does this when a round's deadline passes. None when the
+    match is no longer active (it ended first)."""
+    match, seats = writes.locked(match_id, replaying=True)
+    if match.status != Match.Status.ACTIVE:
+        return None
+    rules = replay.rules_for(match)
+    state = replay.match_state(match)
+    resigned = {s.index for s in seats if s.resigned}
+    keys = [(s.index not in resigned, round(rules.heuristic(state, s.index), 6)) for s in seats]
+    ranking = rank_groups([(-alive, -value) for alive, value in keys], [s.index for s in seats])
+    result = {
+        "winners": sorted(ranking[0]),
+        "ranking": [sorted(group) for group in ranking],
+        "scores": [round(value * 100) for _, value in keys],
+        "reason": "adjudicated",
+    }
+    play.end_by_agreement(match, seats, rtype=Record.Type.ADJUDICATED, data={"reason": reason}, result=result)
     return match

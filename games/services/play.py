@@ -29,7 +29,7 @@ from games import clocks, notices, ratings, replay, scheduling, selectors
 from games.errors import MatchOver, NotSeated, StaleVersion
 from games.models import Match, Record, Seat
 from games.services import writes
-from rules import bots
+from rules import RULES, bots
 from rules.base import Input, Moved, Outcome, Resigned, Rules, RulesError, Started, TimedOut, Timer, step
 
 TAKEOVER_BOT_LEVEL = bots.DEFAULT_LEVEL  # also the level of a bot added without one
@@ -153,6 +153,7 @@ def end_by_agreement(
         match.save(update_fields=["rated"])
     elif ratings.ratings_update(match):
         scheduling.leaderboard_on_commit(match.game)
+    scheduling.ended_on_commit(match)
     notices.on_agreed(match, seats, record)
     return record
 
@@ -221,6 +222,7 @@ def _advance(
     if outcome is not None:
         if ratings.ratings_update(match):
             scheduling.leaderboard_on_commit(match.game)
+        scheduling.ended_on_commit(match)
         if outcome.rematch:
             _rematch_on_tie(match, seats)
         return
@@ -256,51 +258,77 @@ def start_if_full(match: Match) -> None:
 
 def _rematch_on_tie(match: Match, seats: list[Seat]) -> Match:
     """A tie under ``tie_policy: "rematch"``: the same seats and options, a fresh seed, started at once."""
-    now = timezone.now()
-    seed = secrets.randbits(63)
     options = {k: v for k, v in match.options.items() if k != "setup"}
-    rematch = Match.objects.create(
-        id=writes.new_match_id(),
+    return match_seated(
         game=match.game,
-        rules_version=match.rules_version,
-        players=match.players,
         options=options,
         time_control=match.time_control,
-        seed=seed,
-        seed_commitment=hashlib.sha256(str(seed).encode()).hexdigest(),
+        seats=[(s.user, s.bot) for s in seats],
+        created_by=match.created_by,
         private=match.private,
-        rated=True,
-        created_by_id=match.created_by_id,
-        created_at=now,
-        updated_at=now,
+        tournament=match.tournament,
         rematch_of=match,
     )
+
+
+def match_seated(
+    *,
+    game: str,
+    options: dict[str, Any],
+    time_control: dict[str, Any] | None,
+    seats: list[tuple[User | None, str]],
+    created_by: User,
+    private: bool = False,
+    takebacks: str = "none",
+    tournament: str = "",
+    rematch_of: Match | None = None,
+) -> Match:
+    """A match whose every seat is given (``seats``: (user, "") or (None, bot level), in seat order),
+    started at once: a rematch, or a tournament's table. Options and time control are already valid."""
+    rules = RULES[game]
+    now = timezone.now()
+    seed = secrets.randbits(63)
+    match = Match.objects.create(
+        id=writes.new_match_id(),
+        game=game,
+        rules_version=rules.version,
+        players=len(seats),
+        options=options,
+        time_control=time_control,
+        seed=seed,
+        seed_commitment=hashlib.sha256(str(seed).encode()).hexdigest(),
+        private=private,
+        rated=True,
+        takebacks=takebacks,
+        created_by=created_by,
+        created_at=now,
+        updated_at=now,
+        rematch_of=rematch_of,
+        tournament=tournament,
+    )
     Seat.objects.bulk_create(
-        [Seat(match=rematch, index=s.index, user_id=s.user_id, bot=s.bot, joined_at=now) for s in seats]
+        [Seat(match=match, index=i, user=user, bot=bot, joined_at=now) for i, (user, bot) in enumerate(seats)]
     )
-    by = match.created_by.username
-    writes.append(
-        rematch,
-        Record.Type.CREATED,
-        actor=Record.Actor.SYSTEM,
-        data={"game": match.game, "players": match.players, "by": by, "rematch_of": match.id},
-    )
-    for s in seats:
-        if s.bot:
-            writes.append(
-                rematch, Record.Type.BOT_ADDED, actor=Record.Actor.SYSTEM, seat=s.index, data={"level": s.bot}
-            )
+    created: dict[str, Any] = {"game": game, "players": len(seats), "by": created_by.username}
+    if rematch_of is not None:
+        created["rematch_of"] = rematch_of.id
+    if tournament:
+        created["tournament"] = tournament
+    writes.append(match, Record.Type.CREATED, actor=Record.Actor.SYSTEM, data=created)
+    for i, (user, bot) in enumerate(seats):
+        if bot:
+            writes.append(match, Record.Type.BOT_ADDED, actor=Record.Actor.SYSTEM, seat=i, data={"level": bot})
         else:
             writes.append(
-                rematch,
+                match,
                 Record.Type.SEAT_TAKEN,
                 actor=Record.Actor.SYSTEM,
-                seat=s.index,
-                data={"username": s.user.username if s.user is not None else None},
+                seat=i,
+                data={"username": user.username if user is not None else None},
             )
-    start_if_full(rematch)
-    rematch.save()
-    return rematch
+    start_if_full(match)
+    match.save()
+    return match
 
 
 def seat_of(seats: list[Seat], user: User) -> Seat:

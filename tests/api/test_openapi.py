@@ -175,6 +175,7 @@ def test_the_swagger_ui_assets_are_served_by_the_app(client):
 #: adds (another game's result has none).
 SOMETIMES_ABSENT = {
     "ChatMessage": {"flagged", "hidden_reason"},  # staff only
+    "Conditions": {"max_rating", "max_recent_timeouts", "min_rated_matches", "min_rating"},  # those set
     "GameOption": {"choices", "maximum", "minimum", "restricted"},
     "Result": {"rematch", "tiebreak_draws"},
     "Problem": {"current_version", "errors", "reason"},

@@ -31,6 +31,7 @@ from accounts.models import User
 from games.ratings import leaderboard_refresh
 from games.services import lobby, play
 from notify import webhooks
+from tournaments import services as tournament_services
 
 pytestmark = pytest.mark.django_db
 API = "/api/v1"
@@ -64,6 +65,7 @@ class World:
     users: dict[str, User]
     public: str  # a finished public match: alice beat bob
     private: dict[str, str] = field(default_factory=dict)  # name -> id
+    tournament: str = ""  # a public tournament alice opened
 
 
 def finish(winner: User, loser: User, *, private: bool) -> str:
@@ -80,6 +82,8 @@ def build_world(make_user: Callable[[str], User], *, hooks: bool = True) -> Worl
     for user in users.values() if hooks else ():  # a webhook each: its deliveries are a read that names matches
         webhooks.webhook_create(user=user, url="http://127.0.0.1:9/hook", events=None)
     world = World(users, finish(users["alice"], users["bob"], private=False))
+    cup = {"name": "Cup", "game": "toy", "format": "swiss", "table_size": 2, "max_players": 8}
+    world.tournament = tournament_services.tournament_create(user=users["alice"], data=cup).id
     leaderboard_refresh("toy")
     return world
 
@@ -129,6 +133,12 @@ def walk(client: Any, world: World, viewer: str) -> dict[tuple[str, str], tuple[
         ("/api/v1/push/vapid-public-key", "/push/vapid-public-key"),
         ("/api/v1/moderation/chat", "/moderation/chat"),
         ("/api/v1/moderation/mutes", "/moderation/mutes"),
+        ("/api/v1/me/tournaments", "/me/tournaments"),
+        ("/api/v1/tournaments", "/tournaments"),
+        ("/api/v1/tournaments", "/tournaments?game=toy&status=open"),
+        ("/api/v1/tournaments/{tournament_id}", f"/tournaments/{world.tournament}"),
+        ("/api/v1/tournaments/{tournament_id}/standings", f"/tournaments/{world.tournament}/standings"),
+        ("/api/v1/tournaments/{tournament_id}/rounds/{number}", f"/tournaments/{world.tournament}/rounds/1"),
     ]
     for query in ["", "?game=toy", "?player=alice", "?player=bob", "?mine=true", "?spectate=true", "?joinable=true"]:
         paths.append(("/api/v1/matches", f"/matches{query}"))

@@ -2,6 +2,7 @@
 import { get, has, optional, post, results, session, settled } from "./api.js";
 import { AwayPage } from "./away.js";
 import { FeedPage, ProfileCircles } from "./circles.js";
+import { TournamentPage, TournamentsPage } from "./tournaments.js";
 import { SettingsPage } from "./settings.js";
 import { watchMe } from "./live.js";
 import { MatchPage } from "./match.js";
@@ -76,6 +77,7 @@ function Nav({ me, waiting }) {
       <${Link} href="/lobby">Lobby<//>
       ${me && html`<${Link} href="/">My games${waiting ? html` <span class="badge" aria-label=${`${waiting} waiting for you`}>${waiting}</span>` : ""}<//>`}
       <${Link} href="/leaderboards">Leaderboards<//>
+      <${Link} href="/tournaments">Tournaments<//>
       ${me && html`<${Link} href="/invitations">Invitations<//>`}
       ${me && html`<${Link} href="/away">Away<//>`}
       ${me && html`<${Link} href="/feed">Feed<//>`}
@@ -362,6 +364,10 @@ function App() {
   } else if ((m = path.match(/^\/users\/([\w.@+-]+)\/?$/))) page = html`<${Profile} key=${m[1]} username=${m[1]} me=${me} />`;
   else if ((m = path.match(/^\/leaderboards(?:\/([\w-]+))?\/?$/))) page = html`<${Leaderboard} key=${m[1]} game=${m[1]} />`;
   else if (path.match(/^\/settings\/?$/)) page = me ? html`<${SettingsPage} />` : html`<${AuthForm} mode="signin" />`;
+  else if (path.match(/^\/tournaments\/?$/)) page = me ? html`<${TournamentsPage} me=${me} />` : html`<${AuthForm} mode="signin" />`;
+  else if ((m = path.match(/^\/tournaments\/([A-Za-z0-9_-]+)\/?$/))) {
+    page = me ? html`<${TournamentPage} key=${m[1]} id=${m[1]} me=${me} />` : html`<${AuthForm} mode="signin" />`;
+  }
   else if (path.match(/^\/feed\/?$/)) page = me ? html`<${FeedPage} />` : html`<${AuthForm} mode="signin" />`;
   else if (path.match(/^\/away\/?$/)) page = me ? html`<${AwayPage} />` : html`<${AuthForm} mode="signin" />`;
   else if (path.startsWith("/invitations")) page = me ? html`<${Invitations} />` : html`<${AuthForm} mode="signin" />`;
