@@ -15,6 +15,9 @@
    webhook delivery latency, on Redis and on the embedded default (`bench.notify`).
 7. Bots: from a bot's seat becoming awaited to its answer, per level, on the embedded default and
    on Redis, with the service started by ``bin/run`` itself; the workers' idle CPU (`bench.botlatency`).
+8. Tournaments: a 12-player Ekö round robin and a 20-player Enka Swiss played to the end by bots,
+   each round paired by the tournament itself; pairing time per round, final standings
+   (`bench.tournaments`).
 
 Speed is reported, never asserted. The developer's ``var/`` is never touched: sections 2 and 3 use a
 temporary directory and a throwaway database (a SQLite file in that directory, or, when
@@ -43,7 +46,7 @@ sys.path[0] = str(ROOT)  # the project root, not bench/: no module here may shad
 from bench import engines, infra  # noqa: E402
 from bench.infra import Database  # noqa: E402
 
-SECTIONS = ("engines", "reads", "writes", "isolation", "boards", "notify", "bots")
+SECTIONS = ("engines", "reads", "writes", "isolation", "boards", "notify", "bots", "tournaments")
 
 
 def _arguments() -> argparse.Namespace:
@@ -125,6 +128,11 @@ def main() -> int:
 
                 (tmp / "bots").mkdir(exist_ok=True)
                 botlatency.run(tmp / "bots")
+            if "tournaments" in sections:
+                from bench import tournaments
+
+                (tmp / "tournaments").mkdir(exist_ok=True)
+                tournaments.run(tmp / "tournaments", reads_db or _read_database(stack, tmp))
     except KeyboardInterrupt:
         print("\ninterrupted: servers stopped, bench database and temporary files removed", file=sys.stderr)
         return 130

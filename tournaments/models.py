@@ -104,6 +104,7 @@ class Round(models.Model):
     paired_at = models.DateTimeField(default=timezone.now)
     deadline = models.DateTimeField(db_index=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    pairing_ms = models.FloatField(default=0.0)  # how long its pairing took (operations; the bench prints it)
     slots = models.JSONField(default=list, blank=True)  # elimination: ["t<index>" | "b<entrant>"] in bracket order
 
     class Meta:

@@ -5,7 +5,9 @@ Entrants are numbers (entry ids). A *table* is a list of entrants in seat order 
 - `round_robin`: every entrant meets every other of its pool. Tables of two: the circle method
   (Berger tables), each pair exactly once. Larger tables: each round partitions the pool into
   tables, built greedily to meet the most pairs not met yet, until every pair has met (a covering:
-  exactly once is possible only for particular numbers, such as Kirkman's 15 in tables of three).
+  exactly once is possible only for particular numbers, such as Kirkman's 15 in tables of three);
+  then, for pools of up to ``ANNEAL_UP_TO``, simulated annealing looks for a covering in fewer
+  rounds (from the lower bound up), with repeated meetings spread as evenly as it finds.
 - `swiss_round`: entrants ordered by score (leaders first) are cut into tables, then neighbouring
   tables swap entrants while that lowers a cost: a repeated meeting weighs ``REPEAT`` (weighted, not
   absolute), a score gap inside a table weighs its size.
@@ -22,12 +24,15 @@ Remainders (a pool or a round that does not divide into tables) sit out with a b
 from __future__ import annotations
 
 import itertools
+import math
 import random
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 Table = list[int]
+ANNEAL_UP_TO = 24  # entrants in a pool: larger pools keep the greedy covering
+UNMET = 1000.0  # a round robin's annealing: a pair that never meets outweighs any spread of repeats
 REPEAT = 10.0  # a repeated meeting in a Swiss round costs as much as a score gap of ten points
 
 
@@ -147,6 +152,74 @@ def _cover_round(pool: list[int], size: int, met: set[frozenset[int]], rng: rand
     return best[1]
 
 
+def _anneal(entrants: list[int], size: int, count: int, rng: random.Random, steps: int) -> list[Round] | None:
+    """``count`` rounds in which every pair meets, as evenly as the search finds (None if it finds
+    none), by simulated annealing. Each round is a partition into tables (and the remainder's
+    byes); a step swaps two entrants of one round (of two tables, or a table and the byes). The
+    energy is ``UNMET`` per pair that never meets plus the sum of squared meetings (repeats spread
+    out); a step that raises it is taken now and then, less often as the search cools."""
+    n = len(entrants)
+    seated = n - n % size
+    met: dict[frozenset[int], int] = {frozenset(p): 0 for p in itertools.combinations(entrants, 2)}
+    rounds: list[list[int]] = []
+    for _ in range(count):
+        order = entrants[:]
+        rng.shuffle(order)
+        rounds.append(order)
+        for t in range(0, seated, size):
+            for p in pairs(order[t : t + size]):
+                met[p] += 1
+    slots, total = count * (seated // size) * (size * (size - 1) // 2), len(met)
+    q, r = divmod(slots, total)
+    floor = r * (q + 1) ** 2 + (total - r) * q**2  # the sum of squares when every pair meets as evenly as can be
+
+    def energy_of(p: frozenset[int], by: int) -> float:
+        m = met[p]
+        unmet = UNMET * ((m + by == 0) - (m == 0))
+        return unmet + (m + by) ** 2 - m**2
+
+    def mates(order: list[int], at: int) -> list[int]:
+        if at >= seated:
+            return []
+        start = at - at % size
+        return [order[k] for k in range(start, start + size) if k != at]
+
+    energy = sum(UNMET * (m == 0) + m * m for m in met.values())
+    best: tuple[float, list[list[int]]] | None = None
+    temperature = 2.0
+    for _ in range(steps):
+        if energy <= floor:
+            break
+        order = rounds[rng.randrange(count)]
+        a, b = rng.randrange(n), rng.randrange(n)
+        if a // size == b // size or (a >= seated and b >= seated):
+            continue
+        x, y = order[a], order[b]
+        lose = [frozenset((x, m)) for m in mates(order, a)] + [frozenset((y, m)) for m in mates(order, b)]
+        gain = [frozenset((y, m)) for m in mates(order, a)] + [frozenset((x, m)) for m in mates(order, b)]
+        delta = 0.0
+        for p in lose:  # the two lists never share a pair: x and y sit at different tables
+            delta += energy_of(p, -1)
+            met[p] -= 1
+        for p in gain:
+            delta += energy_of(p, +1)
+            met[p] += 1
+        if delta <= 0 or rng.random() < math.exp(-delta / temperature):
+            order[a], order[b] = y, x
+            energy += delta
+            if energy < UNMET and (best is None or energy < best[0]):
+                best = (energy, [o[:] for o in rounds])
+        else:
+            for p in gain:
+                met[p] -= 1
+            for p in lose:
+                met[p] += 1
+        temperature = max(0.05, temperature * 0.9995)
+    if best is None:
+        return None
+    return [Round([o[t : t + size] for t in range(0, seated, size)], o[seated:]) for o in best[1]]
+
+
 def round_robin(pool: Sequence[int], size: int, *, seed: int = 0, tries: int = 60) -> list[Round]:
     """The rounds of a pool's round robin in tables of ``size``, seated (`seat`)."""
     entrants = list(pool)
@@ -163,6 +236,15 @@ def round_robin(pool: Sequence[int], size: int, *, seed: int = 0, tries: int = 6
             one = _cover_round(entrants, size, met, rng, tries)
             rounds.append(one)
             met.update(p for t in one.tables for p in pairs(t))
+        # then fewer rounds where a search finds them: from the lower bound up to the greedy's count
+        # (that too: with its repeats spread out); pools of up to ANNEAL_UP_TO (the search's time)
+        per_round = (len(entrants) // size) * (size * (size - 1) // 2)
+        lower = max(-(-(len(entrants) - 1) // (size - 1)), -(-len(everyone) // per_round))
+        for count in range(lower, len(rounds) + 1) if len(entrants) <= ANNEAL_UP_TO else ():
+            found = _anneal(entrants, size, count, rng, steps=2500 * len(entrants))
+            if found is not None:
+                rounds = found
+                break
     return balance(rounds, size)
 
 

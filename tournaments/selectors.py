@@ -158,6 +158,7 @@ def round_detail(t: Tournament, number: int) -> dict[str, Any]:
         "paired_at": r.paired_at,
         "deadline": r.deadline,
         "finished_at": r.finished_at,
+        "pairing_ms": round(r.pairing_ms, 2),
         "tables": tables,
         "byes": byes,
     }
@@ -174,3 +175,24 @@ def next_match(t: Tournament, user: User | None) -> str | None:
         if entrant.pk in tb.entrants:
             return tb.match_id
     return None
+
+
+def standings_from_matches(t: Tournament) -> list[tuple[str, float]]:
+    """(username, points) in rank order, recomputed from the matches' own results rather than the
+    points the tables stored: an audit (`verify` in the bench, the tests) of the stored standings.
+    A match that asked for a rematch is read through its rematch, as the tournament scores it."""
+    from games.models import Match
+
+    results = []
+    for tb in Table.objects.filter(round__tournament=t, finished_at__isnull=False).select_related("match"):
+        match = tb.match
+        while (match.result or {}).get("rematch") and Match.objects.filter(rematch_of=match).exists():
+            match = Match.objects.get(rematch_of=match)
+        groups = (match.result or {}).get("ranking") if match.status == "finished" else None
+        ranking = [[tb.entrants[s] for s in g] for g in groups] if groups else [list(tb.entrants)]
+        results.append((list(tb.entrants), pairing.table_points(ranking, t.points)))
+    byes = [(b.entrant_id, b.points) for b in Bye.objects.filter(round__tournament=t)]
+    everyone = entrants(t)
+    names = {e.pk: e.user.username for e in everyone}
+    rows = pairing.standings(results, byes, t.table_size, list(names), t.points)
+    return [(names[r.entrant], r.points) for r in rows]

@@ -16,6 +16,7 @@ from __future__ import annotations
 import itertools
 import logging
 import math
+import time
 from collections.abc import Iterable
 from datetime import datetime, timedelta
 from typing import Any
@@ -42,6 +43,8 @@ from tournaments.models import Ban, Bye, Entrant, Invitee, Round, Table, Tournam
 log = logging.getLogger(__name__)
 
 TYPES = ("tournament_started", "tournament_paired", "tournament_finished")
+MAX_POOL = 32  # a round robin's pool: 31 matches each is already a long correspondence season
+DEFAULT_POOL = 16  # the pools of a round robin of more than MAX_POOL entrants, unless set
 CONDITIONS = ("min_rating", "max_rating", "min_rated_matches", "max_recent_timeouts")
 _KEYS = frozenset(
     {
@@ -126,9 +129,11 @@ def tournament_create(*, user: User, data: Any) -> Tournament:
         rounds = max(1, math.ceil(math.log2(max(2, max_players))))
     if fmt != Tournament.Format.SWISS and rounds is not None:
         raise _bad("rounds", "Only a Swiss tournament takes a number of rounds (the others follow from the entrants).")
-    pool_size = _int(data, "pool_size", table_size, max_players)
+    pool_size = _int(data, "pool_size", table_size, min(max_players, MAX_POOL))
     if pool_size is not None and fmt != Tournament.Format.ROUND_ROBIN:
         raise _bad("pool_size", "Only a round robin has pools.")
+    if fmt == Tournament.Format.ROUND_ROBIN and pool_size is None and max_players > MAX_POOL:
+        pool_size = DEFAULT_POOL  # everyone against everyone stops making sense well before this
     concurrent = data.get("concurrent", True)
     if not isinstance(concurrent, bool):
         raise _bad("concurrent", "Must be true or false.")
@@ -451,6 +456,7 @@ def _next(t: Tournament, now: datetime) -> None:
     if Table.objects.filter(round__tournament=t, finished_at__isnull=True).exists():
         return
     active = list(t.entrants.filter(withdrawn_at__isnull=True).select_related("user").order_by("seed", "number"))
+    started = time.perf_counter()
     pairer = {
         Tournament.Format.ROUND_ROBIN: _round_robin,
         Tournament.Format.SWISS: _swiss,
@@ -460,10 +466,11 @@ def _next(t: Tournament, now: datetime) -> None:
     if not rounds:
         _finish(t, now)
         return
+    spent_ms = (time.perf_counter() - started) * 1000 / len(rounds)
     inbox.lock_inboxes(sorted(e.user_id for e in active))
     by_id = {e.pk: e for e in active}
     for r, slots in rounds:
-        _pair(t, r, slots, by_id, now)
+        _pair(t, r, slots, by_id, now, spent_ms)
 
 
 def _apart(active: list[Entrant]) -> set[frozenset[int]]:
@@ -573,12 +580,15 @@ def _elimination(t: Tournament, active: list[Entrant]) -> list[PairedRound]:
     return [(balanced, slots)]
 
 
-def _pair(t: Tournament, r: pairing.Round, slots: list[str], by_id: dict[int, Entrant], now: datetime) -> None:
+def _pair(
+    t: Tournament, r: pairing.Round, slots: list[str], by_id: dict[int, Entrant], now: datetime, spent_ms: float
+) -> None:
     number = t.round + 1
+    deadline = now + timedelta(hours=t.round_hours)
     try:
         with transaction.atomic():
             row = Round.objects.create(
-                tournament=t, number=number, paired_at=now, deadline=now + timedelta(hours=t.round_hours), slots=slots
+                tournament=t, number=number, paired_at=now, deadline=deadline, slots=slots, pairing_ms=spent_ms
             )
     except IntegrityError:  # paired already (never under the lock; the constraint is the last word)
         log.warning("round %s of %s was paired already", number, t.id)

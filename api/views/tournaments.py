@@ -289,6 +289,7 @@ RoundSerializer = inline_serializer(
         "paired_at": serializers.DateTimeField(),
         "deadline": serializers.DateTimeField(),
         "finished_at": serializers.DateTimeField(allow_null=True),
+        "pairing_ms": serializers.FloatField(help_text="How long the server took to pair it."),
         "tables": inline_serializer(
             "TournamentTable",
             {

@@ -157,3 +157,13 @@ def test_pools_part_blocked_pairs():
     split = pairing.pools(list(range(12)), 6, apart=[frozenset((0, 3)), frozenset((1, 2))])
     assert not any({0, 3} <= set(p) or {1, 2} <= set(p) for p in split)
     assert sorted(len(p) for p in split) == [6, 6]
+
+
+@pytest.mark.parametrize(("n", "size", "rounds", "most"), [(9, 3, 4, 1), (16, 4, 5, 1), (12, 3, 7, 2), (10, 3, 6, 2)])
+def test_the_search_finds_short_coverings_with_repeats_spread(n, size, rounds, most):
+    """Kirkman-like schedules where they exist (9 and 16: every pair exactly once, in the fewest
+    rounds); elsewhere fewer rounds than the greedy covering's, no pair meeting more than twice."""
+    found = pairing.round_robin(list(range(n)), size, seed=1)
+    met = pairing.met_counts(found)
+    assert len(met) == n * (n - 1) // 2
+    assert len(found) <= rounds and max(met.values()) <= most
