@@ -302,6 +302,12 @@ def state_schema(rules: Rules[Any, Any, Any], view: Schema) -> Schema:
                 "description": "Every seat, in order: whose owner is away, and until when (docs/api.md, *Away*).",
             },
             "since_your_last": ref("SinceYourLast"),
+            "at": {
+                "type": "integer",
+                "description": "Replay (`GET state?at=`): the record this past state follows "
+                "(`version` stays the match's).",
+            },
+            "record": {**ref("Event"), "description": "Replay: record `at`, as this seat saw it."},
         },
         "required": ["match", "game", "version", "status", "you", "awaiting", "view", "legal_moves", "result"]
         + ["deadlines", "seats", "can_undo"],

@@ -101,6 +101,7 @@ urlpatterns = [
     route("moderation/mutes", talk.ModerationMutesApi, "moderation-mutes"),
     route(r"moderation/mutes/(?P<mute_id>[0-9]{1,18})", talk.ModerationMuteApi, "moderation-mute"),
     route(f"matches/{ID}/state", matches.MatchStateApi, "match-state"),
+    route(f"matches/{ID}/timeline", matches.MatchTimelineApi, "match-timeline"),
     route(f"matches/{ID}/moves", matches.MoveSubmitApi, "match-moves"),
     route(f"matches/{ID}/events", matches.EventListApi, "match-events"),
     route(f"matches/{ID}/export", matches.MatchExportApi, "match-export"),

@@ -78,7 +78,33 @@ def run(var_dir: Path, database: Database) -> None:
         cold = [median([_get_state(client, b.match_id, token, b.records).seconds for b in same]) for same in copies]
         first = [same[0] for same in copies]
         _table(first, cold, [_measure(client, b, token) for b in first])
+        _replay(client, max(first, key=lambda b: b.records), token)
         client.close()
+
+
+def _replay(client: Client, built: Built, token: str) -> None:
+    """Replay (issue 32): stepping through the longest match with ``GET state?at=n`` (n, n + 1, …
+    from the middle, as a person scrubbing forward), then jumps to random records, each interleaved
+    with ``GET games``. Each process keeps a snapshot every 64 records it folds past."""
+    import random
+
+    rng = random.Random(5)
+    start = built.records // 2
+    rows = {
+        "replay step (at=n+1)": [start + i for i in range(REQUESTS)],
+        "replay jump (random at)": [rng.randint(1, built.records) for _ in range(REQUESTS)],
+    }
+    print(f"   replay of the {built.spec.game} {built.spec.players}p match ({built.records:,} records), seat 0:")
+    for label, ats in rows.items():
+        times, games = [], []
+        for at in ats:
+            times.append(_seconds(client.get(f"/matches/{built.match_id}/state?at={at}", token=token), label))
+            games.append(_seconds(client.get("/games", token=token), "GET games"))
+        print(
+            f"   {label:24} p50 {ms(median(times)):>9} p90 {ms(p90(times)):>9} games p50 {ms(median(games)):>9}"
+            f"  {median(times) / median(games):.2f}× (goal: within 2×)",
+            flush=True,
+        )
 
 
 def _get_state(client: Client, match_id: str, token: str, version: int) -> Reply:

@@ -72,10 +72,52 @@ def replay(match: Match, records: Iterable[Sequence[Any]], state: Any = None) ->
     return state
 
 
+SNAPSHOT_EVERY = 64  # `state_at` keeps the state after every 64th record it folds past, and the last one asked
+SNAPSHOTS = 4096  # snapshots each process keeps, over all matches (least recently used go first)
+_snapshots: OrderedDict[tuple[str, int], Any] = OrderedDict()
+
+
 def state_at(match: Match, seq: int) -> Any:
-    """The state after record ``seq`` (a full replay of the records up to it: undo is rare)."""
-    rows = Record.objects.filter(match_id=match.id, seq__lte=seq).order_by("seq").values_list("type", "seat", "move")
-    return replay(match, rows)
+    """The state after record ``seq`` (an undo, a replay step ``GET state?at=``): folded from the
+    nearest snapshot at or before ``seq`` (or the cached latest state, when that is where ``seq``
+    is), so stepping through a long match folds a few records a step, not the whole log. Snapshots
+    are kept once the reading transaction commits: only committed records ever make one."""
+    since, state = 0, None
+    with _cache_lock:
+        latest = _cache.get(match.id)
+        if latest is not None and latest[0] == seq:
+            return latest[1]
+        for k in range(seq, max(0, seq - SNAPSHOT_EVERY) - 1, -1):
+            if (match.id, k) in _snapshots:
+                since, state = k, _snapshots[(match.id, k)]
+                _snapshots.move_to_end((match.id, k))
+                break
+        if since == 0 and latest is not None and latest[0] < seq:
+            since, state = latest
+    if since == seq and since:
+        return state
+    rows = (
+        Record.objects.filter(match_id=match.id, seq__gt=since, seq__lte=seq)
+        .order_by("seq")
+        .values_list("seq", "type", "seat", "move")
+    )
+    keep: list[tuple[int, Any]] = []
+    for number, *row in rows:
+        state = replay(match, [row], state)
+        if number % SNAPSHOT_EVERY == 0 or number == seq:
+            keep.append((number, state))
+    match_id = match.id
+    transaction.on_commit(lambda: _snapshot(match_id, keep))
+    return state
+
+
+def _snapshot(match_id: str, states: list[tuple[int, Any]]) -> None:
+    with _cache_lock:
+        for seq, state in states:
+            _snapshots[(match_id, seq)] = state
+            _snapshots.move_to_end((match_id, seq))
+        while len(_snapshots) > SNAPSHOTS:
+            _snapshots.popitem(last=False)
 
 
 @dataclass(frozen=True)
@@ -178,3 +220,4 @@ def remember(match_id: str, version: int, state: Any) -> None:
 def forget_all() -> None:
     with _cache_lock:
         _cache.clear()
+        _snapshots.clear()

@@ -178,6 +178,74 @@ def match_state_view(match: Match, seat: int | None) -> dict[str, Any]:
     return state_payload(match, rules, replay.match_state(match), seat)
 
 
+ENDINGS = {  # lifecycle records that end a match: its status from there on
+    Record.Type.ABORTED: Match.Status.ABORTED,
+    Record.Type.CANCELLED: Match.Status.ABORTED,
+    Record.Type.DRAWN: Match.Status.FINISHED,
+    Record.Type.CONCEDED: Match.Status.FINISHED,
+    Record.Type.ADJUDICATED: Match.Status.FINISHED,
+}
+
+
+def replay_at_view(match: Match, at: int, seat: int | None) -> dict[str, Any]:
+    """``GET state?at=``: the state as ``seat`` (None: a spectator) saw it just after record ``at``.
+    Computed from the state of that moment, so a later reveal never shows backwards; no legal
+    moves, no clocks (the past cannot be played). The record itself comes as ``seat`` sees it."""
+    record = Record.objects.filter(match_id=match.id, seq=at).first()
+    if record is None:
+        raise NotFound(f"This match has no record {at}.")
+    rules = replay.rules_for(match)
+    state = replay.state_at(match, at)
+    outcome = rules.outcome(state) if state is not None else None
+    ended = Record.objects.filter(match_id=match.id, seq__lte=at, type__in=list(ENDINGS)).order_by("seq").first()
+    status, result = Match.Status.ACTIVE, None
+    if state is None:
+        status = Match.Status.OPEN if ended is None else ENDINGS[ended.type]  # type: ignore[index]
+    elif ended is not None:
+        status, result = ENDINGS[ended.type], match.result  # type: ignore[index]
+    elif outcome is not None:
+        status, result = Match.Status.FINISHED, outcome.to_json()
+    event = record_for_viewer(rules, record, seat)
+    deleted = deleted_seats(match)
+    creator_deleted = match.created_by.deleted_at is not None
+    if deleted or creator_deleted:
+        _without_deleted_names(event["data"], record.seat, deleted, creator_deleted)
+    return {
+        "match": match.id,
+        "game": match.game,
+        "version": match.version,
+        "at": at,
+        "status": status,
+        "you": seat,
+        "awaiting": sorted(rules.awaiting(state)) if state is not None and status == Match.Status.ACTIVE else [],
+        "view": rules.view(state, seat, None) if state is not None else None,
+        "legal_moves": [],
+        "result": result,
+        "deadlines": {"timer": None, "seats": {}},
+        "seats": [{"index": i, "away_until": None} for i in range(match.players)],
+        "can_undo": False,
+        "record": event,
+    }
+
+
+def timeline(match: Match, seat: int | None, *, after: int = 0, limit: int = 1000) -> list[dict[str, Any]]:
+    """``GET timeline``: one line per record for a replay's scrubber, as ``seat`` may see it: its
+    number, type, seat, actor, time and the kinds of the effects that seat saw."""
+    rules = replay.rules_for(match)
+    out = []
+    for record in Record.objects.filter(match=match, seq__gt=after).order_by("seq")[:limit]:
+        event = record_for_viewer(rules, record, seat)
+        kinds = [e["kind"] for e in event["data"].get("effects", [])] if record.type in replay.ENGINE_RECORDS else []
+        who = f"seat {event['seat'] + 1} " if event["seat"] is not None else ""
+        text = (
+            who
+            + record.type.replace("_", " ")
+            + (": " + ", ".join(k.replace("_", " ") for k in kinds) if kinds else "")
+        )
+        out.append({k: event[k] for k in ("seq", "type", "seat", "actor", "at")} | {"effects": kinds, "text": text})
+    return out
+
+
 def match_list(*, user: User) -> QuerySet[Match]:
     """Matches the caller may list: every public match, and private ones it sits in (filters: api)."""
     qs = Match.objects.select_related("created_by", "rematch").prefetch_related(

@@ -22,7 +22,7 @@ from api import idempotency
 from api.authentication import caller, viewer
 from api.schema import MoveJSONField, OptionsJSONField, OptionValueField, StateJSONField
 from api.serializers import EventSerializer, MatchSerializer, ProblemSerializer, TimeControlSerializer
-from core.errors import NotFound
+from core.errors import Forbidden, InvalidRequest, NotFound
 from games import selectors
 from games.models import Invitation, Match, Seat
 from games.services import agreements, away, lobby, play
@@ -301,18 +301,95 @@ class MatchStateApi(APIView):
         parameters=[
             OpenApiParameter("If-None-Match", OpenApiTypes.STR, OpenApiParameter.HEADER, required=False),
             INVITE_CODE,
+            OpenApiParameter(
+                "at",
+                OpenApiTypes.INT,
+                required=False,
+                description="Replay: the state as you saw it just after record `at` (1 to `version`), with `at` "
+                "and that `record`; no legal moves, no clocks.",
+            ),
+            OpenApiParameter(
+                "seat",
+                OpenApiTypes.INT,
+                required=False,
+                description="With `at`, once the match is over: any seat's view (the seed is public by then).",
+            ),
         ],
-        responses={200: STATE, 304: OpenApiResponse(description="Unchanged since the ETag"), 404: P},
+        responses={200: STATE, 304: OpenApiResponse(description="Unchanged since the ETag"), 400: P, 403: P, 404: P},
     )
     def get(self, request: Request, match_id: str) -> Response:
         match = selectors.match_with_seat_of(match_id, viewer(request))
         seat: int | None = getattr(match, "caller_seat", None)
         if seat is None and not selectors.match_visible_to(match, viewer(request), invite_code(request)):
             raise NotFound(f"No match {match_id!r}.")
+        if "at" in request.query_params or "seat" in request.query_params:
+            return _replay_at(request, match, seat)
         etag = selectors.state_etag(match, seat)
         if etag in {t.strip() for t in request.headers.get("If-None-Match", "").split(",")}:
             return Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": etag})
         return Response(selectors.match_state_view(match, seat), headers={"ETag": etag})
+
+
+def _query_int(request: Request, name: str, low: int, high: int) -> int | None:
+    raw = request.query_params.get(name)
+    if raw is None:
+        return None
+    if not (raw.isascii() and raw.isdigit() and len(raw) <= 12) or not low <= int(raw) <= high:
+        message = f"{name} must be an integer from {low} to {high}."
+        raise InvalidRequest(message, errors={name: [f"From {low} to {high}."]})
+    return int(raw)
+
+
+def _replay_at(request: Request, match: Match, seat: int | None) -> Response:
+    """``GET state?at=`` (and ``&seat=`` after the end): a past view, the same for ever (records never change)."""
+    if match.version == 0:
+        raise InvalidRequest("This match has no records yet.", errors={"at": ["No records yet."]})
+    at = _query_int(request, "at", 1, match.version)
+    if at is None:
+        raise InvalidRequest("seat goes with at.", errors={"at": ["Required with seat."]})
+    other = _query_int(request, "seat", 0, match.players - 1)
+    if other is not None and other != seat:
+        if match.is_live:
+            raise Forbidden("During a match you replay your own view only; any seat's view once it is over.")
+        seat = other
+    etag = f'"{match.id}.at{at}.{"s" if seat is None else seat}"'
+    headers = {"ETag": etag, "Cache-Control": "private, max-age=86400"}
+    if etag in {t.strip() for t in request.headers.get("If-None-Match", "").split(",")}:
+        return Response(status=status.HTTP_304_NOT_MODIFIED, headers=headers)
+    return Response(selectors.replay_at_view(match, at, seat), headers=headers)
+
+
+class TimelineEntrySerializer(serializers.Serializer):
+    seq = serializers.IntegerField()
+    type = serializers.CharField()
+    seat = serializers.IntegerField(allow_null=True)
+    actor = serializers.CharField(allow_null=True)
+    at = serializers.DateTimeField()
+    effects = serializers.ListField(child=serializers.CharField(), help_text="The kinds of the effects you saw.")
+    text = serializers.CharField(help_text="A short description, for a scrubber.")
+
+
+class MatchTimelineApi(APIView):
+    @extend_schema(
+        operation_id="matches_timeline",
+        tags=["play"],
+        parameters=[
+            INVITE_CODE,
+            OpenApiParameter("after", OpenApiTypes.INT, required=False, description="Records after this seq."),
+            OpenApiParameter("limit", OpenApiTypes.INT, required=False, description="At most (default 1000, ≤ 5000)."),
+        ],
+        responses={200: TimelineEntrySerializer(many=True), 400: P, 404: P},
+        description="One entry per record, as your seat sees it (a spectator's view when you are not seated; "
+        "after the end, everyone's): what a replay's scrubber shows. Step through it with `GET state?at=<seq>`.",
+    )
+    def get(self, request: Request, match_id: str) -> Response:
+        match = selectors.match_with_seat_of(match_id, viewer(request))
+        seat: int | None = getattr(match, "caller_seat", None)
+        if seat is None and not selectors.match_visible_to(match, viewer(request), invite_code(request)):
+            raise NotFound(f"No match {match_id!r}.")
+        after = _query_int(request, "after", 0, 2**31 - 1) or 0
+        limit = _query_int(request, "limit", 1, 5000) or 1000
+        return Response(selectors.timeline(match, seat, after=after, limit=limit))
 
 
 class MoveSubmitApi(APIView):

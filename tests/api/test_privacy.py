@@ -57,7 +57,7 @@ UNDOCUMENTED = {
 #: The figures of a rating, which count every rated match, private ones too (see the docstring).
 RATING_STATE = {"rating", "mu", "sigma", "ordinal", "matches", "games", "rank", "provisional"}
 
-MATCH_PATHS = ["", "/state", "/events", "/export", "/invitations", "/proposals", "/chat", "/notes"]
+MATCH_PATHS = ["", "/state", "/events", "/export", "/invitations", "/proposals", "/chat", "/notes", "/timeline"]
 
 
 @dataclass
@@ -146,6 +146,8 @@ def walk(client: Any, world: World, viewer: str) -> dict[tuple[str, str], tuple[
         paths.append(("/api/v1/matches", f"/matches?status={status}"))
     for suffix in MATCH_PATHS:
         paths.append((f"/api/v1/matches/{{match_id}}{suffix}", f"/matches/{world.public}{suffix}"))
+    for query in ("?at=3", "?at=3&seat=1"):  # replay: a past view, another seat's after the end
+        paths.append(("/api/v1/matches/{match_id}/state", f"/matches/{world.public}/state{query}"))
     for channel in ("spectators", "sealed"):
         paths.append(("/api/v1/matches/{match_id}/chat", f"/matches/{world.public}/chat?channel={channel}"))
     for name in names:

@@ -2,6 +2,7 @@
 import { get, has, optional, post, results, session, settled } from "./api.js";
 import { AwayPage } from "./away.js";
 import { FeedPage, ProfileCircles } from "./circles.js";
+import { ReplayPage } from "./replay.js";
 import { TournamentPage, TournamentsPage } from "./tournaments.js";
 import { SettingsPage } from "./settings.js";
 import { watchMe } from "./live.js";
@@ -359,7 +360,9 @@ function App() {
   else if (path.startsWith("/signup")) page = html`<${AuthForm} mode="signup" />`;
   else if (path.startsWith("/lobby") || path.startsWith("/games")) page = html`<${Lobby} me=${me} />`;
   else if ((m = path.match(/^\/matches\/([A-Za-z0-9_-]+)\/?$/))) {
-    page = me ? html`<${MatchPage} key=${m[1]} id=${m[1]} me=${me} />`
+    const at = new URLSearchParams(location.search).get("at");
+    page = me && at ? html`<${ReplayPage} key=${`${m[1]}-replay`} id=${m[1]} at=${Number(at)} me=${me} />`
+      : me ? html`<${MatchPage} key=${m[1]} id=${m[1]} me=${me} />`
       : html`<main><p><${Link} href=${`/signin?next=${encodeURIComponent(path)}`}>Sign in<//> to watch or play this match.</p></main>`;
   } else if ((m = path.match(/^\/users\/([\w.@+-]+)\/?$/))) page = html`<${Profile} key=${m[1]} username=${m[1]} me=${me} />`;
   else if ((m = path.match(/^\/leaderboards(?:\/([\w-]+))?\/?$/))) page = html`<${Leaderboard} key=${m[1]} game=${m[1]} />`;

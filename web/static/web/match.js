@@ -10,7 +10,7 @@ import { InvitePanel } from "./players.js";
 import { ChatPanel, NotesPanel, NudgeButtons } from "./talk.js";
 import { Countdown, ErrorNote, Link, gameName, html, seatName, useEffect, useRef, useState } from "./ui.js";
 
-const GAMES = { ekko, enka, eko, ecos };
+export const GAMES = { ekko, enka, eko, ecos };
 
 const RECORD_WORDS = {
   created: () => "Match created.",
@@ -35,7 +35,7 @@ const RECORD_WORDS = {
   finished: () => "The match is over.",
 };
 
-function describeRecord(record, game, names) {
+export function describeRecord(record, game, names) {
   const lines = [];
   const head = RECORD_WORDS[record.type];
   if (head && record.type !== "move" && record.type !== "started") lines.push(head(record, names));
@@ -254,6 +254,7 @@ export function MatchPage({ id, me }) {
     </div>
     <section class="log" aria-labelledby="log-h">
       <h2 id="log-h">Log</h2>
+      ${state.version > 0 && html`<p><${Link} href=${`/matches/${id}?at=${state.version}`} data-replay-link>Replay this match, step by step<//></p>`}
       <ol reversed>${log.slice(0, 60).map((l) => html`<li key=${l.key}>${l.line}</li>`)}</ol>
     </section>
   </main>`;

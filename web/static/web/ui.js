@@ -10,9 +10,11 @@ export function navigate(path, { replace = false } = {}) {
 }
 
 export function usePath() {
-  const [path, setPath] = useState(location.pathname);
+  // The state is the whole address, so that a change of the query alone (a replay's `?at=`) renders too.
+  const [where, setWhere] = useState({ path: location.pathname, search: location.search });
+  const path = where.path;
   useEffect(() => {
-    const update = () => setPath(location.pathname);
+    const update = () => setWhere({ path: location.pathname, search: location.search });
     window.addEventListener("popstate", update);
     window.addEventListener("tabula:navigate", update);
     return () => { window.removeEventListener("popstate", update); window.removeEventListener("tabula:navigate", update); };
