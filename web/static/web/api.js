@@ -95,25 +95,11 @@ export const put = (path, body, opts = {}) => request("PUT", path, { ...opts, bo
 export const patch = (path, body, opts = {}) => request("PATCH", path, { ...opts, body: body ?? {} });
 export const del = (path, opts) => request("DELETE", path, opts);
 
-// Which endpoints this server has, from its OpenAPI document (read once per browser session), so
-// the client can use what exists and hide the rest without probing paths that answer 404.
-const CAPS_KEY = "tabula.paths";
-let templates = null;
-function pathTemplates() {
-  if (templates) return templates;
-  const cached = sessionStorage.getItem(CAPS_KEY);
-  if (cached) { templates = Promise.resolve(JSON.parse(cached)); return templates; }
-  templates = fetch(`${BASE}schema/?format=json`, { headers: { Accept: "application/vnd.oai.openapi+json" } })
-    .then((r) => (r.ok ? r.json() : { paths: {} }))
-    .then((doc) => { const list = Object.keys(doc.paths || {}); sessionStorage.setItem(CAPS_KEY, JSON.stringify(list)); return list; })
-    .catch(() => []);
-  return templates;
-}
-export async function has(path) {
-  const target = `/api/v1/${path.split("?")[0].replace(/\/$/, "")}`;
-  const list = await pathTemplates();
-  const pattern = (t) => new RegExp(`^${t.split(/\{[^}]+\}/).map((part) => part.replace(/[.*+?^$()|[\]\\]/g, "\\$&")).join("[^/]+")}/?$`);
-  return list.some((t) => pattern(t).test(target));
+// The client is served by the server it talks to, so every endpoint it names exists: nothing is
+// probed (the OpenAPI document, 450 KB, is never downloaded to start). `has` stays for the callers
+// that ask; `optional` still turns a missing endpoint (an older server behind a proxy) into null.
+export async function has() {
+  return true;
 }
 export const isMissingEndpoint = (e) => e?.status === 404 && String(e.problem?.detail || "").startsWith("No such path");
 

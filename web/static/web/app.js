@@ -30,7 +30,7 @@ function waitingFor(m, me) {
 }
 
 async function loadMine(me) {
-  const withTurns = async () => ((await has("me/turns")) && session.token ? optional("me/turns") : null);
+  const withTurns = async () => (session.token ? optional("me/turns") : null);
   const [mine, turns] = await Promise.all([get("matches?mine=true&limit=100"), withTurns()]);
   const all = results(mine);
   let waiting;
@@ -53,7 +53,8 @@ function useMine(me) {
     const load = () => session.token && loadMine(me).then((v) => { if (alive) { setMine(v); setError(null); } }).catch((e) => alive && setError(e));
     load();
     const stop = watchMe(load);
-    return () => { alive = false; stop(); };
+    window.addEventListener("tabula:moved", load); // my own move changes what waits for me: no inbox entry says so
+    return () => { alive = false; stop(); window.removeEventListener("tabula:moved", load); };
   }, [me]);
   return [mine, error];
 }
@@ -104,6 +105,8 @@ function AuthForm({ mode }) {
     setError(null);
     try {
       const body = { username, password };
+      const email = signup ? (form.get("email") || "").trim() : "";
+      if (email) body.email = email; // optional: the e-mail digest needs one
       const answer = signup ? await post("auth/register", body) : await post("auth/token", body);
       session.save(answer.token, answer.username || username);
       window.dispatchEvent(new Event("tabula:signed-in"));
@@ -123,6 +126,8 @@ function AuthForm({ mode }) {
       <input id="username" name="username" autocomplete="username" required autofocus />
       <label for="password">Password</label>
       <input id="password" name="password" type="password" autocomplete=${signup ? "new-password" : "current-password"} required />
+      ${signup && html`<label for="email">E-mail <span class="muted">(optional: for your turns by mail)</span></label>
+        <input id="email" name="email" type="email" autocomplete="email" />`}
       <${ErrorNote} error=${error} />
       <button type="submit" disabled=${busy}>${title}</button>
     </form>

@@ -8,7 +8,7 @@ import { Agreements } from "./agreements.js";
 import { watchMatch } from "./live.js";
 import { InvitePanel } from "./players.js";
 import { ChatPanel, NotesPanel, NudgeButtons } from "./talk.js";
-import { Countdown, ErrorNote, Link, gameName, html, seatName, useEffect, useRef, useState } from "./ui.js";
+import { Countdown, ErrorNote, Link, gameName, html, navigate, seatName, useEffect, useRef, useState } from "./ui.js";
 
 export const GAMES = { ekko, enka, eko, ecos };
 
@@ -175,6 +175,7 @@ export function MatchPage({ id, me }) {
     const answer = await post(`matches/${id}/moves`, { move, expected_version: state.version }, { headers: { "Idempotency-Key": newKey() } });
     setSelected(null);
     accept(answer.state);
+    window.dispatchEvent(new Event("tabula:moved")); // the badge and the title count what waits for me
     // Bots answer right after a commit: look again shortly rather than at the next poll.
     if (answer.state.status === "active" && !answer.state.awaiting.includes(answer.state.you)) setTimeout(() => live.current?.refresh(), 300);
   });
@@ -217,7 +218,11 @@ export function MatchPage({ id, me }) {
     </section>`}
     <${ErrorNote} error=${error} onDismiss=${() => setError(null)} />
     ${state.result && html`<section class="result" data-result=${JSON.stringify(state.result)} aria-live="polite">
-      <h2>Result</h2><p>${resultWords(state.result, names)}</p></section>`}
+      <h2>Result</h2><p>${resultWords(state.result, names)}</p>
+      ${summary.rematch ? html`<p><${Link} href=${`/matches/${summary.rematch}`} data-rematch-link>Go to the rematch<//></p>`
+        : seated && state.status === "finished" && html`<p><button type="button" data-rematch disabled=${busy}
+          onClick=${() => act(async () => { const next = await post(`matches/${id}/rematch`, {}); navigate(`/matches/${next.id}`); })}>Rematch</button></p>`}
+    </section>`}
     ${summary.status === "open" && html`<section class="open-match">
       <h2>Waiting for players</h2>
       <p>Share this link to invite someone: <code class="share">${location.origin}/matches/${id}</code></p>
