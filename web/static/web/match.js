@@ -166,8 +166,11 @@ export function MatchPage({ id, me }) {
     setBusy(true);
     setError(null);
     try { await fn(); } catch (e) {
-      setError(e);
-      if (e instanceof ApiError && ["version_conflict", "race_lost", "not_awaited", "match_over"].includes(e.code)) live.current?.refresh();
+      // Someone (a bot, another tab) moved first: show the board as it is now, without a word; the
+      // buttons stay disabled until that state is shown, so the next click is on a fresh board.
+      if (e instanceof ApiError && ["version_conflict", "race_lost", "not_awaited", "match_over"].includes(e.code)) {
+        await live.current?.refresh();
+      } else setError(e);
     } finally { setBusy(false); }
   }
 
@@ -232,11 +235,11 @@ export function MatchPage({ id, me }) {
       ${summary.created_by === me && freeSeats.length > 0 && html` <button type="button" onClick=${() => command("bots", { seat: freeSeats[0].index, level: "random" })} disabled=${busy}>Add a bot to seat ${freeSeats[0].index + 1}</button>`}
     </section>`}
     <div class="table">
-      <section class="board" aria-label="Board">
+      <section class="board" aria-label="Board" data-board=${summary.game}>
         ${view && html`<${game.Board} view=${view} state=${state} summary=${summary} names=${names} moves=${moves}
           selected=${selected} onSelect=${setSelected} onMove=${play} busy=${busy} />`}
       </section>
-      <aside class="panel" aria-label="Your moves">
+      <aside class="panel" aria-label="Your moves" data-panel="moves">
         <h2>Moves</h2>
         ${seated ? html`<${MovePanel} moves=${moves} describe=${(m) => game.describeMove(m, view, names)} onMove=${play} busy=${busy}
           highlight=${game.highlight ? (m) => game.highlight(m, selected) : null} />`
