@@ -6,7 +6,7 @@ from web.views import client, manifest, service_worker
 
 urlpatterns = [
     re_path(
-        r"^(?:|signin|signup|lobby|games|leaderboards(?:/[\w-]+)?|invitations|away|feed|settings|join|tournaments(?:/[A-Za-z0-9_-]+)?|users/[\w.@+-]+|matches/[A-Za-z0-9_-]+)/?$",
+        r"^(?:|signin|signup|lobby|games|leaderboards(?:/[\w-]+)?|invitations|away|feed|settings|join|tournaments(?:/[A-Za-z0-9_-]+)?|rules(?:/[a-z]+)?|users/[\w.@+-]+|matches/[A-Za-z0-9_-]+)/?$",
         client,
         name="web-client",
     ),

@@ -3,6 +3,7 @@ import { get, has, optional, post, results, session, settled } from "./api.js";
 import { AwayPage } from "./away.js";
 import { FeedPage, ProfileCircles } from "./circles.js";
 import { ReplayPage } from "./replay.js";
+import { RulesIndex, RulesPage } from "./rules.js";
 import { TournamentPage, TournamentsPage } from "./tournaments.js";
 import { SettingsPage } from "./settings.js";
 import { watchMe } from "./live.js";
@@ -80,6 +81,7 @@ function Nav({ me, waiting }) {
       ${me && html`<${Link} href="/">My games${waiting ? html` <span class="badge" aria-label=${`${waiting} waiting for you`}>${waiting}</span>` : ""}<//>`}
       <${Link} href="/leaderboards">Leaderboards<//>
       <${Link} href="/tournaments">Tournaments<//>
+      <${Link} href="/rules">Rules<//>
       ${me && html`<${Link} href="/invitations">Invitations<//>`}
       ${me && html`<${Link} href="/away">Away<//>`}
       ${me && html`<${Link} href="/feed">Feed<//>`}
@@ -286,6 +288,7 @@ function Lobby({ me }) {
   };
   return html`<main class="lobby">
     <h1>Lobby</h1>
+    <p class="muted">New to a game? <${Link} href="/rules">How to play<//> each of them, in a few minutes.</p>
     <${ErrorNote} error=${error} onDismiss=${() => setError(null)} />
     <section aria-labelledby="open-h"><h2 id="open-h">Open matches</h2>
       <label for="filter-game">Filter by game</label>
@@ -372,6 +375,8 @@ function App() {
   } else if ((m = path.match(/^\/users\/([\w.@+-]+)\/?$/))) page = html`<${Profile} key=${m[1]} username=${m[1]} me=${me} />`;
   else if ((m = path.match(/^\/leaderboards(?:\/([\w-]+))?\/?$/))) page = html`<${Leaderboard} key=${m[1]} game=${m[1]} />`;
   else if (path.match(/^\/settings\/?$/)) page = me ? html`<${SettingsPage} />` : html`<${AuthForm} mode="signin" />`;
+  else if (path.match(/^\/rules\/?$/)) page = html`<${RulesIndex} />`;
+  else if ((m = path.match(/^\/rules\/([a-z]+)\/?$/))) page = html`<${RulesPage} key=${m[1]} game=${m[1]} />`;
   else if (path.match(/^\/tournaments\/?$/)) page = me ? html`<${TournamentsPage} me=${me} />` : html`<${AuthForm} mode="signin" />`;
   else if ((m = path.match(/^\/tournaments\/([A-Za-z0-9_-]+)\/?$/))) {
     page = me ? html`<${TournamentPage} key=${m[1]} id=${m[1]} me=${me} />` : html`<${AuthForm} mode="signin" />`;

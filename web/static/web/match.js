@@ -208,7 +208,7 @@ export function MatchPage({ id, me }) {
 
   return html`<main class=${`match game-${summary.game}`} data-version=${state.version} data-status=${state.status}>
     <header class="match-head">
-      <h1>${gameName(summary.game)}</h1>
+      <h1>${gameName(summary.game)} <small><${Link} href=${`/rules/${summary.game}`} data-rules-link>How to play<//></small></h1>
       <p class="status" aria-live="polite">${youToMove ? html`<strong class="your-turn">Your turn.</strong> ` : ""}${turnWords}.
         ${state.deadlines?.timer && html` <span>Timer: <${Countdown} deadline=${state.deadlines.timer} /></span>`}</p>
     </header>

@@ -6,6 +6,12 @@ import { GAMES, describeRecord, resultWords } from "./match.js";
 import { ErrorNote, Link, gameName, html, seatName, useEffect, useRef, useState } from "./ui.js";
 
 const STEP_MS = 900;
+const words = (code) => code.replaceAll("_", " ");
+// A timeline line in the players' names: "ann: played, drew" ("move" itself says nothing).
+const entryWords = (e, names) => {
+  const what = [e.type === "move" ? "" : words(e.type), ...e.effects.map(words)].filter(Boolean).join(", ");
+  return e.seat === null || e.seat === undefined ? what : `${names(e.seat)}: ${what || "moved"}`;
+};
 
 async function wholeTimeline(id) {
   const out = [];
@@ -91,7 +97,7 @@ export function ReplayPage({ id, at: start }) {
       <aside class="panel" aria-label="Timeline">
         <h2>Timeline</h2>
         <ol class="timeline">${line.slice(Math.max(0, at - 6), at + 5).map((e) => html`<li key=${e.seq}
-          class=${e.seq === at ? "now" : ""}><button type="button" class="link" onClick=${() => setAt(e.seq)}>${e.seq}. ${e.text}</button></li>`)}</ol>
+          class=${e.seq === at ? "now" : ""}><button type="button" class="link" onClick=${() => setAt(e.seq)}>${e.seq}. ${entryWords(e, names)}</button></li>`)}</ol>
       </aside>
     </div>
   </main>`;

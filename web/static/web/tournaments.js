@@ -146,8 +146,7 @@ function RoundView({ id, number }) {
     <h3>Round ${number}</h3>
     <p class="muted">Paired ${when(r.paired_at)} · deadline ${when(r.deadline)}${r.finished_at ? " · finished" : ""}</p>
     <ol>${r.tables.map((tb) => html`<li key=${tb.index} data-table=${tb.index}>
-      ${tb.seats.map((name, i) => html`${i ? ", " : ""}${name}${tb.points ? ` (${tb.points[i]})` : ""}`)}
-      · <${Link} href=${`/matches/${tb.match}`}>${tb.status === "active" ? "watch" : "see"} the match<//>
+      ${tb.seats.map((name, i) => html`${i ? ", " : ""}${name}${tb.points ? ` (${tb.points[i]})` : ""}`)}${" · "}<${Link} href=${`/matches/${tb.match}`}>${tb.status === "active" ? "watch" : "see"} the match<//>
       ${tb.adjudicated ? " · adjudicated" : ""}</li>`)}</ol>
     ${r.byes.length > 0 && html`<p>Byes: ${r.byes.map((b) => `${b.username} (${b.points})`).join(", ")}</p>`}
   </section>`;
@@ -172,8 +171,8 @@ export function TournamentPage({ id, me }) {
     <p class="muted">Points by place: ${t.points.join(" / ")} · ties broken by Buchholz, then Sonneborn–Berger.
       A timeout ${t.time_control.on_timeout === "forfeit" ? "forfeits" : "plays the default move"}.</p>
     <${ErrorNote} error=${error} onDismiss=${() => setError(null)} />
-    <p><${JoinButton} t=${t} me=${me} onDone=${load} onError=${setError} />
-      ${t.next_match && html`<${Link} href=${`/matches/${t.next_match}`} data-next-match>Your match<//>`}</p>
+    <p class="actions"><${JoinButton} t=${t} me=${me} onDone=${load} onError=${setError} />
+      ${t.next_match && html` <${Link} href=${`/matches/${t.next_match}`} data-next-match>Your match<//>`}</p>
     <section aria-labelledby="standings-h"><h2 id="standings-h">Standings</h2><${Standings} rows=${rows} size=${t.table_size} /></section>
     ${rounds.length > 0 && html`<section aria-labelledby="rounds-h"><h2 id="rounds-h">Rounds</h2>
       ${rounds.map((n) => html`<${RoundView} key=${n} id=${id} number=${n} />`)}</section>`}
