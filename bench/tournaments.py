@@ -116,6 +116,13 @@ def run(var_dir: Path, database: Database) -> None:
     env = environment(var_dir, database, SETTINGS)
     migrate(env)
     setup_django(env)
+    # Celery's tasks inline, as a worker would run them, whatever settings an earlier section of
+    # this process started Django with; deadlines only by the sweep (an inline task cannot wait).
+    from celery import current_app
+    from django.conf import settings
+
+    current_app.conf.task_always_eager = True
+    settings.TABULA_QUEUE_TIMERS = False
     print(f"   database: {database.kind} ({database.label}); moves by the {LEVEL} bot through the move service")
     for i, (title, game, shape) in enumerate(CUPS):
         _cup(title, game, shape, f"cup{i}")

@@ -194,10 +194,10 @@ def replay_at_view(match: Match, at: int, seat: int | None) -> dict[str, Any]:
     record = Record.objects.filter(match_id=match.id, seq=at).first()
     if record is None:
         raise NotFound(f"This match has no record {at}.")
+    ended = record if record.type in ENDINGS else None  # such a record is always a match's last
     rules = replay.rules_for(match)
     state = replay.state_at(match, at)
     outcome = rules.outcome(state) if state is not None else None
-    ended = Record.objects.filter(match_id=match.id, seq__lte=at, type__in=list(ENDINGS)).order_by("seq").first()
     status, result = Match.Status.ACTIVE, None
     if state is None:
         status = Match.Status.OPEN if ended is None else ENDINGS[ended.type]  # type: ignore[index]
@@ -206,10 +206,11 @@ def replay_at_view(match: Match, at: int, seat: int | None) -> dict[str, Any]:
     elif outcome is not None:
         status, result = Match.Status.FINISHED, outcome.to_json()
     event = record_for_viewer(rules, record, seat)
-    deleted = deleted_seats(match)
-    creator_deleted = match.created_by.deleted_at is not None
-    if deleted or creator_deleted:
-        _without_deleted_names(event["data"], record.seat, deleted, creator_deleted)
+    if "username" in event["data"] or "by" in event["data"]:  # only these name anyone
+        deleted = deleted_seats(match)
+        creator_deleted = match.created_by.deleted_at is not None
+        if deleted or creator_deleted:
+            _without_deleted_names(event["data"], record.seat, deleted, creator_deleted)
     return {
         "match": match.id,
         "game": match.game,
