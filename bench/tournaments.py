@@ -121,7 +121,7 @@ def run(var_dir: Path, database: Database) -> None:
     from celery import current_app
     from django.conf import settings
 
-    current_app.conf.task_always_eager = True
+    current_app.conf.CELERY_TASK_ALWAYS_EAGER = True  # the namespaced name: the app reads Django's settings
     settings.TABULA_QUEUE_TIMERS = False
     print(f"   database: {database.kind} ({database.label}); moves by the {LEVEL} bot through the move service")
     for i, (title, game, shape) in enumerate(CUPS):

@@ -81,3 +81,35 @@ export function when(iso) {
   const d = new Date(iso);
   return d.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
 }
+
+// Play on the board (issue 32): a piece, card or pile a person can select carries `data-select`.
+// With one move starting there a click makes it (the item carries that move in `data-move`, as the
+// move panel's buttons do); with several, a click opens a small menu of them, each with its
+// `data-move`. The move panel stays beside the board for keyboard and screen-reader play.
+export function Pick({ id, moves, selected, onSelect, onMove, busy, describe, label, children }) {
+  if (!moves?.length) return children;
+  if (moves.length === 1) {
+    const m = moves[0];
+    return html`<button type="button" class="pick" data-select=${id} data-move=${JSON.stringify(m)} disabled=${busy}
+      title=${describe(m)} aria-label=${describe(m)} onClick=${() => onMove(m)}>${children}</button>`;
+  }
+  const open = selected === id;
+  return html`<span class="pick-wrap">
+    <button type="button" class=${"pick" + (open ? " selected" : "")} data-select=${id} disabled=${busy} aria-expanded=${open}
+      aria-label=${label} title=${label} onClick=${() => onSelect?.(open ? null : id)}>${children}</button>
+    ${open && html`<span class="pick-menu" role="menu" aria-label=${label}>${moves.map((m) => html`<button type="button" role="menuitem"
+      key=${JSON.stringify(m)} data-move=${JSON.stringify(m)} disabled=${busy} onClick=${() => onMove(m)}>${describe(m)}</button>`)}</span>`}
+  </span>`;
+}
+
+/** Moves grouped by the board item they start from: `keyOf(move)` names it (null: none on the board). */
+export function movesByItem(moves, keyOf) {
+  const out = new Map();
+  for (const m of moves) {
+    const key = keyOf(m);
+    if (key === null || key === undefined) continue;
+    if (!out.has(key)) out.set(key, []);
+    out.get(key).push(m);
+  }
+  return out;
+}

@@ -1,5 +1,5 @@
 // EKKO: two-digit cards 1–98; a card and its mirror (37 ↔ 73) share a colour so pairs are recognisable.
-import { Countdown, html } from "../ui.js";
+import { Countdown, Pick, html, movesByItem } from "../ui.js";
 
 const pad = (n) => String(n).padStart(2, "0");
 export const mirrorOf = (n) => { const s = pad(n); const m = Number(s[1] + s[0]); return s[0] === s[1] ? null : m; };
@@ -21,8 +21,13 @@ function Back({ count, label }) {
   return html`<span class="card-back" role="img" aria-label=${label}><span>${count}</span></span>`;
 }
 
-export function Board({ view, moves, onMove, names, busy }) {
-  const plays = new Map(moves.filter((m) => m.type === "play").map((m) => [m.card, m]));
+// The board item a move starts from: a card of the hand (a play, a mirror), the draw pile, the reaction.
+const itemOf = (m) => (m.type === "play" || m.type === "mirror" ? `card:${m.card}` : m.type === "draw" ? "pile" : m.type === "pass" ? "pass" : null);
+
+export function Board({ view, moves, onMove, names, busy, selected, onSelect }) {
+  const items = movesByItem(moves, itemOf);
+  const pick = (id, label, face) => html`<${Pick} id=${id} moves=${items.get(id)} selected=${selected} onSelect=${onSelect}
+    onMove=${onMove} busy=${busy} describe=${describeMove} label=${label}>${face}<//>`;
   const area = view.play_area || [];
   const others = (view.seats || []).filter((s) => s.seat !== view.you);
   const required = { higher: "higher than", lower: "lower than", any: "any card on" }[view.required] || view.required;
@@ -36,6 +41,7 @@ export function Board({ view, moves, onMove, names, busy }) {
       <strong>Reaction window:</strong> ${names(view.reaction.emptied)} played the last card ${pad(view.reaction.card)}.
       Mirror it with ${pad(mirrorOf(view.reaction.card))} or pass. ${view.reaction.deadline && html`<${Countdown} deadline=${view.reaction.deadline} label="to react" />`}
       ${view.reaction.you_answered ? html` <em>You have answered.</em>` : ""}
+      ${items.get("pass") && html` <${Pick} id="pass" moves=${items.get("pass")} onMove=${onMove} busy=${busy} describe=${describeMove}><span class="pass">Pass</span><//>`}
     </div>`}
     <div class="row opponents">${others.map((s) => html`<div class="opponent" key=${s.seat}>
       <div>${names(s.seat)}${s.active ? "" : " (out)"}</div>
@@ -43,7 +49,7 @@ export function Board({ view, moves, onMove, names, busy }) {
       <div class="muted">total ${s.total}${s.removed_count ? ` · ${s.removed_count} discarded` : ""}</div>
     </div>`)}</div>
     <div class="row middle">
-      <div class="pile"><${Back} count=${view.draw_pile_count} label=${`Draw pile: ${view.draw_pile_count} cards`} /><div class="muted">draw pile</div></div>
+      <div class="pile">${pick("pile", "Draw a card", html`<${Back} count=${view.draw_pile_count} label=${`Draw pile: ${view.draw_pile_count} cards`} />`)}<div class="muted">draw pile</div></div>
       <div class="play-area" aria-label="Play area">
         ${area.slice(-8).map((n, i, a) => html`<${Card} key=${`${n}-${i}`} n=${n} small=${i < a.length - 1} faded=${i < a.length - 1} />`)}
         ${area.length > 8 && html`<span class="muted">+${area.length - 8} below</span>`}
@@ -53,7 +59,7 @@ export function Board({ view, moves, onMove, names, busy }) {
     </div>
     ${view.you !== null && html`<div class="hand" aria-label="Your hand">
       <h3>Your hand</h3>
-      <div class="row">${(view.hand || []).map((n) => html`<${Card} key=${n} n=${n} onClick=${plays.has(n) && !busy ? () => onMove(plays.get(n)) : null} />`)}</div>
+      <div class="row">${(view.hand || []).map((n) => html`<span key=${n}>${pick(`card:${n}`, `Moves with ${pad(n)}`, html`<${Card} n=${n} />`)}</span>`)}</div>
       ${view.my_removed?.length ? html`<div class="muted">Discarded face down: ${view.my_removed.map(pad).join(", ")}</div>` : ""}
     </div>`}
     ${view.last_round && html`<${Scores} view=${view} names=${names} />`}

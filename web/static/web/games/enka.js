@@ -1,5 +1,5 @@
 // Enka: coloured cards (red, yellow, green, blue), action cards and wilds, drawn as cards.
-import { html } from "../ui.js";
+import { Pick, html, movesByItem } from "../ui.js";
 
 const SYMBOLS = { stop: "⊘", back: "⇄", take2: "+2", take5: "+5" };
 const WORDS = { stop: "STOP", back: "BACK", take2: "TAKE 2", take5: "TAKE 5", wild: "CHANGE COLOR", "wild-take4": "TAKE 4, CHOOSE A COLOR" };
@@ -27,9 +27,14 @@ export function Card({ id, onClick, small, chosen }) {
     : html`<span class=${cls} style=${style} role="img" aria-label=${cardWords(id)} title=${cardWords(id)}>${body}</span>`;
 }
 
-export function Board({ view, moves, onMove, names, busy }) {
-  const plays = new Map();
-  for (const m of moves) if (m.type === "play" && !m.color && !plays.has(m.card)) plays.set(m.card, m);
+// The board item a move starts from: a card of the hand (a play, a jump-in), the draw pile, the drawn card.
+const itemOf = (m) => (m.type === "play" || m.type === "jump_in" ? `card:${m.card}` : m.type === "draw" ? "pile"
+  : m.type === "play_drawn" || m.type === "keep" ? "drawn" : null);
+
+export function Board({ view, moves, onMove, names, busy, selected, onSelect }) {
+  const items = movesByItem(moves, itemOf);
+  const pick = (id, label, face) => html`<${Pick} id=${id} moves=${items.get(id)} selected=${selected} onSelect=${onSelect}
+    onMove=${onMove} busy=${busy} describe=${describeMove} label=${label}>${face}<//>`;
   const others = (view.seats || []).filter((s) => s.seat !== view.you);
   const arrow = view.direction === "clockwise" ? "↻ clockwise" : "↺ counterclockwise";
   return html`<div class="enka">
@@ -45,7 +50,7 @@ export function Board({ view, moves, onMove, names, busy }) {
       <div class="muted">total ${s.total}</div>
     </div>`)}</div>
     <div class="row middle">
-      <div class="pile"><span class="card-back enka-back" role="img" aria-label=${`Draw pile: ${view.draw_pile_count} cards`}><span>${view.draw_pile_count}</span></span><div class="muted">draw pile${view.reshuffles_left === 0 ? " (no reshuffle left)" : ""}</div></div>
+      <div class="pile">${pick("pile", "Draw a card", html`<span class="card-back enka-back" role="img" aria-label=${`Draw pile: ${view.draw_pile_count} cards`}><span>${view.draw_pile_count}</span></span>`)}<div class="muted">draw pile${view.reshuffles_left === 0 ? " (no reshuffle left)" : ""}</div></div>
       <div class="discard" aria-label="Discard pile">
         ${(view.discard || []).slice(-5, -1).map((c, i) => html`<${Card} key=${i} id=${c} small />`)}
         ${view.top && html`<${Card} id=${view.top.card} chosen=${!parse(view.top.card).color ? view.top.color : null} />`}
@@ -55,8 +60,9 @@ export function Board({ view, moves, onMove, names, busy }) {
     </div>
     ${view.you !== null && html`<div class="hand" aria-label="Your hand">
       <h3>Your hand ${(view.seats || [])[view.you]?.one ? html`<span class="one">ONE!</span>` : ""}</h3>
-      <div class="row">${(view.hand || []).map((c, i) => html`<${Card} key=${`${c}-${i}`} id=${c} onClick=${plays.has(c) && !busy ? () => onMove(plays.get(c)) : null} />`)}</div>
-      ${view.drawn && html`<div class="drawn">You drew: <${Card} id=${view.drawn} /> play it or keep it.</div>`}
+      <div class="row">${(view.hand || []).map((c, i) => html`<span key=${`${c}-${i}`}>${(view.hand || []).indexOf(c) === i
+        ? pick(`card:${c}`, `Moves with ${cardWords(c)}`, html`<${Card} id=${c} />`) : html`<${Card} id=${c} />`}</span>`)}</div>
+      ${view.drawn && html`<div class="drawn">You drew: ${pick("drawn", "Play or keep the drawn card", html`<${Card} id=${view.drawn} />`)} play it or keep it.</div>`}
     </div>`}
     ${view.last_round && html`<table class="scores"><caption>Round ${view.last_round.round}: ${view.last_round.winner !== null && view.last_round.winner !== undefined ? `${names(view.last_round.winner)} went out` : String(view.last_round.reason).replaceAll("_", " ")}</caption>
       <thead><tr><th>Player</th><th>Points</th><th>Total</th></tr></thead>
