@@ -155,6 +155,7 @@ GAME = OpenApiParameter("game", OpenApiTypes.STR, required=False)
 class TournamentListCreateApi(generics.GenericAPIView):
     rate_scopes = {"POST": "create"}
     queryset = Tournament.objects.none()
+    serializer_class = TournamentCreateSerializer  # what OPTIONS describes (the service reads the body itself)
 
     def get_queryset(self) -> QuerySet[Tournament]:
         game = self.request.query_params.get("game") or None
