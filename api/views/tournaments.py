@@ -84,10 +84,14 @@ class TournamentSerializer(serializers.Serializer):
 def tournament_json(t: Tournament, user: User | None, *, full: bool = True) -> dict[str, Any]:
     """A tournament as `TournamentSerializer` documents it (lists leave the entrants out)."""
     people = selectors.entrants(t) if full else []
-    deadline = Round.objects.filter(tournament=t, number=t.round).values_list("deadline", flat=True).first()
-    mine = user is not None and (
-        any(e.user_id == user.pk for e in people) if full else t.entrants.filter(user=user).exists()
-    )
+    if hasattr(t, "deadline_now"):  # a list read it with the rows
+        deadline = t.deadline_now
+    else:
+        deadline = Round.objects.filter(tournament=t, number=t.round).values_list("deadline", flat=True).first()
+    if full:
+        mine = user is not None and any(e.user_id == user.pk for e in people)
+    else:
+        mine = bool(getattr(t, "is_entrant", False))
     return {
         "id": t.id,
         "name": t.name,

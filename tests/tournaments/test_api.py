@@ -26,7 +26,7 @@ def people(players, toy_game):
     return players(4)
 
 
-def test_create_list_join_and_read_through_the_api(people, api, play_round):
+def test_create_list_join_and_read_through_the_api(people, api, play_round, make_user):
     host = people[0]
     made = api(host).post(f"{API}/tournaments", BODY, format="json")
     assert made.status_code == 201, made.content
@@ -38,6 +38,9 @@ def test_create_list_join_and_read_through_the_api(people, api, play_round):
     for u in people:
         joined = api(u).post(f"{API}/tournaments/{t['id']}/join")
         assert joined.status_code == 200, joined.content
+    row = api(host).get(f"{API}/tournaments?game=toy").json()["results"][0]
+    assert row["entered"] and row["players"] == 4 and row["round"] == 1 and row["round_deadline"]
+    assert not api(make_user("outsider")).get(f"{API}/tournaments?game=toy").json()["results"][0]["entered"]
     body = api(host).get(f"{API}/tournaments/{t['id']}").json()
     assert body["status"] == "running" and body["round"] == 1 and body["entered"]
     assert body["next_match"] and {e["username"] for e in body["entrants"]} == {u.username for u in people}
