@@ -177,10 +177,11 @@ def away_end(*, user: User, now: datetime | None = None) -> bool:
     Returns whether there was one to end."""
     now = now or timezone.now()
     with transaction.atomic():
+        # The balance row first, as in `away_start`: the opposite order deadlocked a racing PUT and DELETE.
+        row = AwayBalance.objects.select_for_update().filter(user=user).first() or _balance_row(user, now)
         absence = Absence.objects.select_for_update().filter(user=user, ended_at__isnull=True).first()
         if absence is None:
             return False
-        row = AwayBalance.objects.select_for_update().filter(user=user).first() or _balance_row(user, now)
         balance = _accrued(row, now)
         charged = 0
         if absence.first_frozen_at is not None:
