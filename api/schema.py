@@ -567,17 +567,25 @@ def pages_always_name_their_neighbours(result: Schema, **kwargs: Any) -> Schema:
     return result
 
 
+#: Reads a visitor may make of a public match, whose answer a token changes (the caller's seat).
+WATCHABLE = frozenset({"matches_read", "matches_state", "matches_timeline", "matches_events"})
+
+
 def public_reads_need_no_token(result: Schema, **kwargs: Any) -> Schema:
     """A read anyone may make (the catalogue, the API root) declares no security at all.
 
     drf-spectacular lists the token schemes plus ``{}`` ("or none"); generators read any listed
     scheme as required (openapi-python-client then asks for an `AuthenticatedClient` to read the
     public catalogue). A token sent anyway is accepted and changes nothing. The streams keep their
-    list: without a token they need a ticket.
+    list: without a token they need a ticket. So do the reads of a match (`WATCHABLE`): anyone may
+    watch a public one, but a token changes the answer (the caller's seat and view).
     """
     for item in result["paths"].values():
         operation = item.get("get")
-        if operation and {} in operation.get("security", []) and "stream" not in operation.get("operationId", ""):
+        if not operation or {} not in operation.get("security", []):
+            continue
+        name = operation.get("operationId", "")
+        if "stream" not in name and name not in WATCHABLE:
             operation["security"] = []
     return result
 

@@ -22,8 +22,9 @@ from django.core.exceptions import (
     TooManyFieldsSent,
     TooManyFilesSent,
 )
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase, JsonResponse
 from django.http.multipartparser import MultiPartParserError
+from django.middleware.gzip import GZipMiddleware
 from django.urls import resolve
 
 from core.errors import PROBLEM, problem
@@ -116,3 +117,17 @@ class BadRequestMiddleware:
 
 def _problem_response(body: dict[str, Any]) -> HttpResponse:
     return JsonResponse(body, status=body["status"], content_type=PROBLEM)
+
+
+class CompressionMiddleware(GZipMiddleware):
+    """Django's gzip for whole answers (the API's JSON, the client's page) to clients that accept it.
+
+    Streamed answers pass untouched: gzip holds back what it has not filled a block with, so an
+    event stream would reach the browser late; WhiteNoise serves the static files' own ``.gz``
+    copies (collectstatic writes them). A strong ETag becomes weak, as RFC 9110 asks of a changed
+    encoding; the views compare ETags weakly (`api.views.matches`)."""
+
+    def process_response(self, request: HttpRequest, response: HttpResponseBase) -> HttpResponseBase:
+        if response.streaming:
+            return response
+        return super().process_response(request, response)

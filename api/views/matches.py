@@ -215,6 +215,8 @@ class MatchListCreateApi(generics.ListAPIView):
 
 
 class MatchDetailApi(APIView):
+    permission_classes = [AllowAny]  # a public match may be watched without an account (rate-limited per address)
+
     @extend_schema(
         operation_id="matches_read",
         tags=["matches"],
@@ -295,6 +297,8 @@ class MatchBotAddApi(APIView):
 
 
 class MatchStateApi(APIView):
+    permission_classes = [AllowAny]  # a public match may be watched without an account (rate-limited per address)
+
     @extend_schema(
         operation_id="matches_state",
         tags=["play"],
@@ -325,9 +329,15 @@ class MatchStateApi(APIView):
         if "at" in request.query_params or "seat" in request.query_params:
             return _replay_at(request, match, seat)
         etag = selectors.state_etag(match, seat)
-        if etag in {t.strip() for t in request.headers.get("If-None-Match", "").split(",")}:
+        if _etag_matches(request, etag):
             return Response(status=status.HTTP_304_NOT_MODIFIED, headers={"ETag": etag})
         return Response(selectors.match_state_view(match, seat), headers={"ETag": etag})
+
+
+def _etag_matches(request: Request, etag: str) -> bool:
+    """``If-None-Match`` compared weakly (RFC 9110 §13.1.2): a gzipped answer's ETag came back weak."""
+    given = {t.strip().removeprefix("W/") for t in request.headers.get("If-None-Match", "").split(",")}
+    return etag in given or "*" in given
 
 
 def _query_int(request: Request, name: str, low: int, high: int) -> int | None:
@@ -354,7 +364,7 @@ def _replay_at(request: Request, match: Match, seat: int | None) -> Response:
         seat = other
     etag = f'"{match.id}.at{at}.{"s" if seat is None else seat}"'
     headers = {"ETag": etag, "Cache-Control": "private, max-age=86400"}
-    if etag in {t.strip() for t in request.headers.get("If-None-Match", "").split(",")}:
+    if _etag_matches(request, etag):
         return Response(status=status.HTTP_304_NOT_MODIFIED, headers=headers)
     return Response(selectors.replay_at_view(match, at, seat), headers=headers)
 
@@ -370,6 +380,8 @@ class TimelineEntrySerializer(serializers.Serializer):
 
 
 class MatchTimelineApi(APIView):
+    permission_classes = [AllowAny]  # a public match may be watched without an account (rate-limited per address)
+
     @extend_schema(
         operation_id="matches_timeline",
         tags=["play"],
@@ -474,6 +486,8 @@ class MatchUndoApi(APIView):
 
 
 class EventListApi(APIView):
+    permission_classes = [AllowAny]  # a public match may be watched without an account (rate-limited per address)
+
     @extend_schema(
         operation_id="matches_events",
         tags=["play"],
@@ -504,7 +518,7 @@ class EventListApi(APIView):
             params.get("limit", settings.TABULA_EVENTS_PAGE_SIZE)
         )
         match = selectors.match_get_for(match_id, viewer(request), invite_code(request))
-        events = selectors.event_list(match=match, user=caller(request), after=after, limit=limit + 1)
+        events = selectors.event_list(match=match, user=viewer(request), after=after, limit=limit + 1)
         headers = {}
         if len(events) > limit:
             events = events[:limit]

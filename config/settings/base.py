@@ -77,6 +77,7 @@ MIDDLEWARE = [
     "django_structlog.middlewares.RequestMiddleware",  # the request log: one request_finished line per answer
     "core.middleware.BadRequestMiddleware",  # too many parameters, a form too big: problem+json, on every path
     "core.middleware.ProbeMiddleware",  # /livez, /readyz, /metrics: nothing below runs for them
+    "core.middleware.CompressionMiddleware",  # gzip for whole answers; streams and static files pass
     "corsheaders.middleware.CorsMiddleware",  # preflights answer here, before authentication
     "django.middleware.security.SecurityMiddleware",
     "api.limits.ApiGuardMiddleware",  # /api/: 413 from Content-Length before any body is read; problem+json errors

@@ -47,3 +47,24 @@ def test_after_my_move_the_badge_drops_and_a_finished_match_offers_a_rematch(pag
     assert page.url.endswith(f"/matches/{rematch.id}")
     assert rematch.seats.filter(user=ann).exists()
     assert not console.errors, console.errors
+
+
+def test_a_visitor_without_an_account_watches_a_public_match_live_and_replays_it(page, make_user, console, toy_game):
+    ann, ben = make_user("ann"), make_user("ben")
+    match = lobby.match_create(user=ann, game="toy", players=2, options={"pile": 5})
+    lobby.match_join(match_id=match.id, user=ben)
+    page.goto(f"/matches/{match.id}")
+    page.locator("[data-watching]").wait_for()
+    assert page.get_by_role("link", name="Sign in").count() >= 1
+    assert page.locator("[data-move]").count() == 0  # the public view: no moves offered
+    version = int(page.locator("main.match").get_attribute("data-version"))
+    match.refresh_from_db()
+    play.move_submit(match_id=match.id, move={"type": "take", "n": 1}, expected_version=match.version, user=ann)
+    # No account, so no stream ticket: the page polls and shows the move.
+    page.wait_for_function(
+        f"() => Number(document.querySelector('main.match')?.dataset.version) > {version}", timeout=10000
+    )
+    page.goto(f"/matches/{match.id}?at=1")
+    page.locator("[data-replay]").wait_for()
+    assert page.locator("main[data-replay]").get_attribute("data-at") == "1"
+    assert not console.errors, console.errors

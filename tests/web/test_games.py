@@ -112,3 +112,20 @@ def test_selecting_an_eko_stack_outlines_its_legal_targets_and_a_click_moves(pag
     page.keyboard.press("Enter")  # the board is keyboard-operable too
     page.wait_for_function("v => document.querySelector('main.match').dataset.version !== v", arg=version)
     assert page.locator(".error").count() == 0
+
+
+@pytest.mark.parametrize("game", ["ecos", "eko"])
+def test_on_a_phone_the_move_panel_is_in_reach_without_scrolling_past_the_board(new_page, game):
+    from tests.web.conftest import PHONE
+
+    page = new_page(PHONE)
+    sign_up(page, f"phone-{game}")
+    create_against_bot(page, game)
+    page.locator(".your-turn").wait_for()
+    page.locator("[data-panel='moves'] button[data-move]:not([disabled])").first.wait_for()
+    page.evaluate("window.scrollTo(0, 0)")
+    board = page.locator("[data-board]").bounding_box()
+    button = page.locator("[data-panel='moves'] button[data-move]").first.bounding_box()
+    assert board is not None and button is not None
+    assert board["height"] > PHONE["height"] / 2  # a tall board: without the sticky panel it would push it away
+    assert button["y"] >= 0 and button["y"] + button["height"] <= PHONE["height"], (board, button)

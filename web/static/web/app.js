@@ -369,9 +369,9 @@ function App() {
   else if (path.startsWith("/lobby") || path.startsWith("/games")) page = html`<${Lobby} me=${me} />`;
   else if ((m = path.match(/^\/matches\/([A-Za-z0-9_-]+)\/?$/))) {
     const at = new URLSearchParams(location.search).get("at");
-    page = me && at ? html`<${ReplayPage} key=${`${m[1]}-replay`} id=${m[1]} at=${Number(at)} me=${me} />`
-      : me ? html`<${MatchPage} key=${m[1]} id=${m[1]} me=${me} />`
-      : html`<main><p><${Link} href=${`/signin?next=${encodeURIComponent(path)}`}>Sign in<//> to watch or play this match.</p></main>`;
+    // Anyone may watch or replay a public match; the server answers 404 for one they may not see.
+    page = at ? html`<${ReplayPage} key=${`${m[1]}-replay`} id=${m[1]} at=${Number(at)} me=${me} />`
+      : html`<${MatchPage} key=${m[1]} id=${m[1]} me=${me} />`;
   } else if ((m = path.match(/^\/users\/([\w.@+-]+)\/?$/))) page = html`<${Profile} key=${m[1]} username=${m[1]} me=${me} />`;
   else if ((m = path.match(/^\/leaderboards(?:\/([\w-]+))?\/?$/))) page = html`<${Leaderboard} key=${m[1]} game=${m[1]} />`;
   else if (path.match(/^\/settings\/?$/)) page = me ? html`<${SettingsPage} />` : html`<${AuthForm} mode="signin" />`;

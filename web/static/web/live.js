@@ -48,9 +48,10 @@ function stream(path, onEvent, onLive) {
   }
   async function open() {
     if (stopped) return;
+    if (!session.token) { onLive(false); return; } // a visitor without an account: polling only
     const t = await ticket();
     if (stopped) return;
-    if (!session.token) return;
+    if (!session.token) { onLive(false); return; }
     if (!t) { onLive(false); again(); return; }
     const params = new URLSearchParams({ ticket: t });
     if (lastId) params.set("after", lastId);

@@ -229,7 +229,8 @@ export function MatchPage({ id, me }) {
     ${summary.status === "open" && html`<section class="open-match">
       <h2>Waiting for players</h2>
       <p>Share this link to invite someone: <code class="share">${location.origin}/matches/${id}</code></p>
-      ${!seated && freeSeats.length > 0 && html`<button type="button" onClick=${() => command("join")} disabled=${busy}>Join this match</button>`}
+      ${!seated && freeSeats.length > 0 && (me ? html`<button type="button" onClick=${() => command("join")} disabled=${busy}>Join this match</button>`
+        : html`<p><${Link} href=${`/signin?next=${encodeURIComponent(location.pathname)}`}>Sign in<//> to join this match.</p>`)}
       ${seated && html`<button type="button" onClick=${() => command("leave")} disabled=${busy}>Leave</button>`}
       ${seated && html`<${InvitePanel} id=${id} />`}
       ${summary.created_by === me && freeSeats.length > 0 && html` <button type="button" onClick=${() => command("bots", { seat: freeSeats[0].index, level: "random" })} disabled=${busy}>Add a bot to seat ${freeSeats[0].index + 1}</button>`}
@@ -243,7 +244,7 @@ export function MatchPage({ id, me }) {
         <h2>Moves</h2>
         ${seated ? html`<${MovePanel} moves=${moves} describe=${(m) => game.describeMove(m, view, names)} onMove=${play} busy=${busy}
           highlight=${game.highlight ? (m) => game.highlight(m, selected) : null} />`
-          : html`<p class="muted">You are watching: this is the public view.</p>`}
+          : html`<p class="muted" data-watching>You are watching: this is the public view.${me ? "" : html` <${Link} href=${`/signin?next=${encodeURIComponent(location.pathname)}`}>Sign in<//> to play.`}</p>`}
         ${seated && state.can_undo && html`<p><button type="button" data-undo onClick=${undo} disabled=${busy}>Undo my last move</button></p>`}
         ${seated && state.status === "active" && !summary.seats[state.you]?.resigned && html`<div class="resign">
           ${confirmResign
@@ -256,10 +257,10 @@ export function MatchPage({ id, me }) {
     ${seated && state.status === "active" && !summary.seats[state.you]?.resigned && html`<${Agreements} id=${id} state=${state}
       names=${names} seats=${summary.seats} takebackTo=${takebackTo}
       onChange=${() => { summaryVersion.current = -1; live.current?.refresh(); }} />`}
-    <div class="talk">
+    ${me && html`<div class="talk">
       <${ChatPanel} id=${id} state=${state} me=${me} names=${names} />
       <${NotesPanel} id=${id} />
-    </div>
+    </div>`}
     <section class="log" aria-labelledby="log-h">
       <h2 id="log-h">Log</h2>
       ${state.version > 0 && html`<p><${Link} href=${`/matches/${id}?at=${state.version}`} data-replay-link>Replay this match, step by step<//></p>`}

@@ -38,7 +38,7 @@ export function Invitations() {
     ${error ? html`<${ErrorNote} error=${error} onDismiss=${() => setError(null)} />` : null}
     ${list === undefined ? html`<p>Loading…</p>` : !list.length ? html`<p class="muted">No invitation waiting.</p>`
       : html`<ul class="matches">${list.map((i) => html`<li key=${i.match.id} data-invitation=${i.match.id}>
-          ${gameName(i.match.game)}, ${i.match.players} players, from ${i.invited_by} (${when(i.created_at)}), seat ${i.seat ?? "any"}
+          ${gameName(i.match.game)}, ${i.match.players} players, from ${i.invited_by} (${when(i.created_at)}), seat ${i.seat === null || i.seat === undefined ? "any" : i.seat + 1}
           <button type="button" onClick=${() => accept(i.match.id)}>Accept</button>
           <button type="button" onClick=${() => decline(i.match.id)}>Decline</button></li>`)}</ul>`}
   </main>`;
