@@ -1,11 +1,13 @@
-"""Browser test (issue 32, play on the board): EKKO and Enka played to the end against a bot by
-clicking on the board only, never the move panel: a card, the draw pile or the drawn card with one
-move makes it at once (it carries the move in `data-move`); with several a click opens a small menu
-on the board whose items carry theirs."""
+"""Browser test (issue 32, play on the board): each game played to the end against a bot by
+clicking on the board only, never the move panel. A card, the draw pile, the drawn card, a stack,
+a hex or the prompt with one move makes it at once (it carries the move in `data-move`); with
+several, a click opens a small menu on the board whose items carry theirs (in Ekö a selected stack
+outlines its targets, each target carrying its move)."""
 
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 
@@ -15,13 +17,14 @@ from tests.web.test_games import create_against_bot
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-@pytest.mark.parametrize("game", ["ekko", "enka"])
+@pytest.mark.parametrize("game", ["ekko", "enka", "eko", "ecos"])
 def test_a_whole_match_played_on_the_board(page, console, game):
     sign_up(page, f"board-{game}")
     create_against_bot(page, game)
     board = page.locator("[data-board]")
     made = 0
     errors: list[str] = []
+    rng = random.Random(game)
     for _ in range(1500):
         if page.locator("main.match[data-status='finished']").count():
             break
@@ -33,13 +36,16 @@ def test_a_whole_match_played_on_the_board(page, console, game):
         choice = board.locator("[data-select]:not([data-move]):not([disabled]):not(.selected)")
         try:
             if direct.count():
-                move = json.loads(direct.first.get_attribute("data-move"))
+                one = direct.nth(rng.randrange(direct.count()))
+                move = json.loads(one.get_attribute("data-move"))
                 assert move["type"]
-                direct.first.click(timeout=2000)
+                one.click(timeout=2000)
                 made += 1
             elif choice.count():
-                choice.first.click(timeout=2000)  # several moves start here: the menu opens on the board
-                board.locator(".pick-menu [data-move]").first.wait_for(timeout=2000)
+                # several moves start here: the menu opens on the board (any of them: always the
+                # first could select two Ekö stacks in turn for ever)
+                choice.nth(rng.randrange(choice.count())).click(timeout=2000)
+                board.locator("[data-move]").first.wait_for(timeout=2000)  # or, in Ekö, its targets
             else:
                 page.wait_for_timeout(100)  # the bot's turn
         except Exception as exc:

@@ -26,7 +26,7 @@ def test_sign_up_with_an_e_mail_and_no_schema_download(page):
     assert not [u for u in seen if "/schema" in u], seen
 
 
-def test_after_my_move_the_badge_drops_and_a_finished_match_offers_a_rematch(page, make_user, console, toy_game):
+def test_after_my_move_the_badge_drops_and_a_finished_match_offers_a_rematch(toy_game, page, make_user, console):
     page.goto("/signup")
     page.get_by_label("Username").fill("ann")
     page.get_by_label("Password").fill("a-long-passphrase-9")
@@ -49,7 +49,7 @@ def test_after_my_move_the_badge_drops_and_a_finished_match_offers_a_rematch(pag
     assert not console.errors, console.errors
 
 
-def test_a_visitor_without_an_account_watches_a_public_match_live_and_replays_it(page, make_user, console, toy_game):
+def test_a_visitor_without_an_account_watches_a_public_match_live_and_replays_it(toy_game, page, make_user, console):
     ann, ben = make_user("ann"), make_user("ben")
     match = lobby.match_create(user=ann, game="toy", players=2, options={"pile": 5})
     lobby.match_join(match_id=match.id, user=ben)
@@ -65,6 +65,5 @@ def test_a_visitor_without_an_account_watches_a_public_match_live_and_replays_it
         f"() => Number(document.querySelector('main.match')?.dataset.version) > {version}", timeout=10000
     )
     page.goto(f"/matches/{match.id}?at=1")
-    page.locator("[data-replay]").wait_for()
-    assert page.locator("main[data-replay]").get_attribute("data-at") == "1"
+    page.locator("main[data-replay][data-at='1']").wait_for()  # the step shows once its view arrives
     assert not console.errors, console.errors

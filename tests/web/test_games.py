@@ -38,7 +38,7 @@ def create_against_bot(page, game: str) -> str:
 
 
 def choose(page, prefer: tuple[str, ...]):
-    buttons = page.locator("button[data-move]:not([disabled])")
+    buttons = page.locator("[data-panel='moves'] button[data-move]:not([disabled])")
     count = buttons.count()
     if not count:
         return None
@@ -100,9 +100,11 @@ def test_selecting_an_eko_stack_outlines_its_legal_targets_and_a_click_moves(pag
     create_against_bot(page, "eko")
     match = page.locator("main.match")
     # the blind Emperor swap first: keep the layout
-    page.locator("button[data-move*='emperor_swap'][data-move*='null']").click()
-    page.locator("button[data-move*='\"move\"']").first.wait_for()
-    move = json.loads(page.locator("button[data-move*='\"move\"']").first.get_attribute("data-move"))
+    page.locator("[data-panel='moves'] button[data-move*='emperor_swap'][data-move*='null']").click()
+    page.locator("[data-panel='moves'] button[data-move*='\"move\"']").first.wait_for()
+    move = json.loads(
+        page.locator("[data-panel='moves'] button[data-move*='\"move\"']").first.get_attribute("data-move")
+    )
     page.locator(f".hex[data-space='{move['from']}']").click()
     targets = page.locator(".hex.target")
     assert targets.count() > 0

@@ -14,7 +14,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @override_settings(TABULA_PROVISIONAL_GAMES=2)
-def test_leaderboard_and_profile_with_its_rating_chart(page, make_user, toy_game):
+def test_leaderboard_and_profile_with_its_rating_chart(toy_game, page, make_user):
     ann, bob = make_user("ann"), make_user("bob")
     for _ in range(3):
         match = lobby.match_create(user=ann, game="toy", players=2)
@@ -38,7 +38,7 @@ def test_leaderboard_and_profile_with_its_rating_chart(page, make_user, toy_game
     shoot(page, "profile")
 
 
-def test_accepting_an_invitation_seats_the_person(page, make_user, toy_game):
+def test_accepting_an_invitation_seats_the_person(toy_game, page, make_user):
     dan = make_user("dan")
     sign_up(page, "eve")
     from accounts.models import User
@@ -55,7 +55,7 @@ def test_accepting_an_invitation_seats_the_person(page, make_user, toy_game):
     assert match.status == "active"
 
 
-def test_inviting_by_username_and_joining_by_the_invitation_link(new_page, make_user, toy_game):
+def test_inviting_by_username_and_joining_by_the_invitation_link(toy_game, new_page, make_user):
     from accounts.models import User
     from games.models import Invitation
 

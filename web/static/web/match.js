@@ -196,6 +196,8 @@ export function MatchPage({ id, me }) {
   });
 
   const freeSeats = summary.seats.filter((s) => !s.username && !s.bot);
+  // The last move (or timeout) and what it did: outlined on the board, in words under it, marked in the log.
+  const lastPlay = records.filter((r) => r.type === "move" || r.type === "timeout").at(-1) || null;
   const names2 = names;
   const log = records.slice().reverse().flatMap((r) => describeRecord(r, game, names2).map((line, i) => ({ key: `${r.seq}.${i}`, line, seq: r.seq })));
   const turnWords = state.status === "active"
@@ -238,7 +240,8 @@ export function MatchPage({ id, me }) {
     <div class="table">
       <section class="board" aria-label="Board" data-board=${summary.game}>
         ${view && html`<${game.Board} view=${view} state=${state} summary=${summary} names=${names} moves=${moves}
-          selected=${selected} onSelect=${setSelected} onMove=${play} busy=${busy} />`}
+          selected=${selected} onSelect=${setSelected} onMove=${play} busy=${busy} last=${lastPlay} />`}
+        ${lastPlay && html`<p class="last-words" data-last-move=${lastPlay.seq}><strong>Last:</strong> ${describeRecord(lastPlay, game, names).join(" ")}</p>`}
       </section>
       <aside class="panel" aria-label="Your moves" data-panel="moves">
         <h2>Moves</h2>
@@ -264,7 +267,7 @@ export function MatchPage({ id, me }) {
     <section class="log" aria-labelledby="log-h">
       <h2 id="log-h">Log</h2>
       ${state.version > 0 && html`<p><${Link} href=${`/matches/${id}?at=${state.version}`} data-replay-link>Replay this match, step by step<//></p>`}
-      <ol reversed>${log.slice(0, 60).map((l) => html`<li key=${l.key}>${l.line}</li>`)}</ol>
+      <ol reversed>${log.slice(0, 60).map((l) => html`<li key=${l.key} class=${l.seq === lastPlay?.seq ? "last" : ""}>${l.line}</li>`)}</ol>
     </section>
   </main>`;
 }

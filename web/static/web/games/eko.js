@@ -1,7 +1,7 @@
 // Ekö: the hex board as SVG (terrain, stacks with their height, buildings, Emperors).
 // Selecting one of your stacks highlights its legal targets; clicking a target plays that move.
-import { html } from "../ui.js";
-import { center, corners, parseKey, viewBox } from "./hex.js";
+import { Pick, html, useEffect, useState } from "../ui.js";
+import { HexMenu, center, corners, parseKey, viewBox } from "./hex.js";
 
 const SIZE = 20;
 const TERRAIN = { sand: "sand", chasm: "chasm", reg: "reg", gorge: "gorge", capital: "capital", mountain: "mountain" };
@@ -14,8 +14,22 @@ function targetOf(m) { return m.type === "move" ? m.to : m.type === "construct" 
 
 export function highlight(m, selected) { return selected && sourceOf(m) === selected; }
 
-export function Board({ view, state, moves, selected, onSelect, onMove, names, busy }) {
+// The spaces a record's effects changed: the board outlines them (the last move).
+export function touched(record) {
+  const out = new Set();
+  for (const e of record?.data?.effects || []) {
+    const d = e.data || {};
+    for (const k of [d.from, d.to, d.space, d.stack, d.with]) if (typeof k === "string" && k.includes(",")) out.add(k);
+  }
+  return out;
+}
+
+export function Board({ view, state, moves, selected, onSelect, onMove, names, busy, last }) {
+  const changed = touched(last);
+  const [menu, setMenu] = useState(null); // a target with several moves, its menu open under the board
+  useEffect(() => setMenu(null), [selected, state?.version]);
   const you = state?.you ?? null;
+  const elsewhere = moves.filter((m) => !sourceOf(m)); // forced march, end actions: not tied to a space
   const spaces = view.board?.spaces || {};
   const keys = Object.keys(spaces);
   const sources = new Set(moves.map(sourceOf).filter(Boolean));
@@ -25,10 +39,11 @@ export function Board({ view, state, moves, selected, onSelect, onMove, names, b
     const t = targetOf(m);
     if (t) targets.set(t, [...(targets.get(t) || []), m]);
   }
+  const soleOf = (k) => { const own = moves.filter((m) => sourceOf(m) === k); return own.length === 1 && !targetOf(own[0]) ? own[0] : null; };
   const click = (k) => {
     if (busy) return;
     if (targets.has(k) && targets.get(k).length === 1) { onMove(targets.get(k)[0]); return; }
-    if (targets.has(k)) return; // several moves to one space (buildings): the panel lists them, highlighted
+    if (targets.has(k)) { setMenu(menu === k ? null : k); return; } // several moves to one space (buildings): a menu
     const own = moves.filter((m) => sourceOf(m) === k);
     if (own.length === 1 && !targetOf(own[0])) { onMove(own[0]); return; } // reinforce / swap: one click
     onSelect(sources.has(k) && k !== selected ? k : null);
@@ -48,19 +63,26 @@ export function Board({ view, state, moves, selected, onSelect, onMove, names, b
         const b = s.building;
         const isSource = sources.has(k);
         const isTarget = targets.has(k);
-        const cls = `hex ${TERRAIN[s.type] || ""}${k === selected ? " selected" : ""}${isTarget ? " target" : ""}${isSource ? " source" : ""}`;
+        const cls = `hex ${TERRAIN[s.type] || ""}${k === selected ? " selected" : ""}${isTarget ? " target" : ""}${isSource ? " source" : ""}${changed.has(k) ? " last-move" : ""}`;
         const label = `${k}: ${TERRAIN_WORDS[s.type] || s.type}${stack ? `, ${names(stack.owner)}'s stack of ${stack.height}${stack.emperor ? " with the Emperor" : ""}` : ""}${b ? `, ${names(b.owner)}'s ${b.kind}` : ""}${isTarget ? ", a legal target" : ""}`;
         const interactive = isSource || isTarget;
-        return html`<g key=${k} class=${cls} data-space=${k} role=${interactive ? "button" : "img"} tabindex=${interactive ? 0 : undefined} aria-label=${label}
+        const only = isTarget && targets.get(k).length === 1 ? targets.get(k)[0]
+          : !isTarget && isSource && k !== selected ? soleOf(k) : null;
+        return html`<g key=${k} class=${cls} data-space=${k} data-select=${interactive ? k : undefined}
+            data-move=${only ? JSON.stringify(only) : undefined} role=${interactive ? "button" : "img"} tabindex=${interactive ? 0 : undefined} aria-label=${label}
             onClick=${interactive ? () => click(k) : undefined} onKeyDown=${interactive ? (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); click(k); } } : undefined}>
           <polygon points=${corners(x, y, SIZE - 0.8)} />
           ${b && html`<text x=${x} y=${y + 5} class=${`building c-${colorOf(view, b.owner)}`} text-anchor="middle">${BUILDING[b.kind] || b.kind[0]}</text>`}
           ${stack && html`<circle cx=${x} cy=${y} r=${SIZE * 0.62} class=${`disc c-${colorOf(view, stack.owner)}${stack.emperor ? " emperor" : ""}${stack.emperor && stack.owner === you ? " mine" : ""}`} />
             <text x=${x} y=${y + 4.5} text-anchor="middle" class="height">${stack.emperor ? "♔" : ""}${stack.height}</text>`}
+          ${interactive && html`<text x=${x} y=${y + SIZE * 0.86} text-anchor="middle" class="coord">${k}</text>`}
         </g>`;
       })}
     </svg>
-    <p class="muted hint">${you !== null ? "Your Emperor has a pink ring; Emperors have a gold ring. " : ""}${selected ? `Stack ${selected} selected: its targets are outlined. Click one, or use the move list.` : "Select one of your stacks to see where it can go."}</p>
+    <${HexMenu} id=${menu} moves=${menu ? targets.get(menu) : null} describe=${describeMove} onMove=${onMove} busy=${busy} />
+    ${elsewhere.length > 0 && html`<p class="board-actions">${html`<${Pick} id="actions" moves=${elsewhere} selected=${selected}
+      onSelect=${onSelect} onMove=${onMove} busy=${busy} describe=${describeMove} label="Other moves"><span class="pass">${elsewhere.length === 1 ? describeMove(elsewhere[0]) : "Other moves…"}</span><//>`}</p>`}
+    <p class="muted hint">${you !== null ? "Your Emperor has a pink ring; Emperors have a gold ring. " : ""}${selected && selected !== "actions" ? `Stack ${selected} selected: its targets are outlined. Click one, or use the move list.` : "Select one of your stacks to see where it can go."}</p>
     <table class="scores"><thead><tr><th>Player</th><th>Colour</th><th>VP</th><th>On board</th><th>Reserve</th><th>Prisoners</th><th>Buildings left</th></tr></thead>
       <tbody>${(view.seats || []).map((s) => html`<tr key=${s.seat}><td>${names(s.seat)}${s.status !== "active" ? ` (${s.status})` : ""}${s.has_palace ? " (palace)" : ""}</td>
         <td><span class=${`swatch c-${s.color}`}></span> ${s.color}</td><td>${s.vp}</td><td>${s.discs_on_board}</td>
@@ -112,4 +134,4 @@ function seatExtra(view, seat) {
   return s ? html` <span class=${`swatch c-${s.color}`} aria-hidden="true"></span> <span class="muted">${s.vp} VP</span>` : null;
 }
 
-export const eko = { Board, describeMove, describeEffect, highlight, seatExtra };
+export const eko = { Board, describeMove, describeEffect, highlight, seatExtra, touched };

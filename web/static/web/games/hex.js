@@ -1,4 +1,5 @@
 // Axial hex coordinates ("q,r", pointy-top) to SVG positions, shared by Ekö and Ecos.
+import { html } from "../ui.js";
 export const SQRT3 = Math.sqrt(3);
 export const parseKey = (k) => k.split(",").map(Number);
 export function center(q, r, size) { return [size * SQRT3 * (q + r / 2), size * 1.5 * r]; }
@@ -18,4 +19,14 @@ export function viewBox(keys, size) {
   }
   if (!Number.isFinite(x0)) return "0 0 10 10";
   return `${(x0 - 2).toFixed(1)} ${(y0 - 2).toFixed(1)} ${(x1 - x0 + 4).toFixed(1)} ${(y1 - y0 + 4).toFixed(1)}`;
+}
+
+// A hex with several moves, once selected: its moves in a small menu under the map, each with its
+// `data-move` (an SVG group cannot hold buttons). One move on a hex is made by clicking the hex.
+export function HexMenu({ id, moves, describe, onMove, busy }) {
+  if (!id || !moves || moves.length < 2) return null;
+  return html`<div class="pick-menu hex-menu" role="menu" aria-label=${`Choices at ${id.replace(/^hex:/, "")}`}>
+    ${moves.map((m) => html`<button type="button" role="menuitem" key=${JSON.stringify(m)} data-move=${JSON.stringify(m)}
+      disabled=${busy} onClick=${() => onMove(m)}>${describe(m)}</button>`)}
+  </div>`;
 }
