@@ -6,13 +6,13 @@ PORT ?= 8000
 export PORT
 
 .PHONY: help install run migrate test check test-fast lint format golden bench bench-bots clean screenshots
-.PHONY: help install install-runtime run migrate test test-pg check test-fast lint format golden openapi clients bench bench-boards bench-bots clean lock
+.PHONY: help install install-runtime run migrate test test-pg check web-check web-lint test-fast lint format golden openapi clients bench bench-boards bench-bots clean lock
 
 help:
 	@echo "make run      start the front (python -m front), Celery workers and beat on 127.0.0.1:$(PORT)"
 	@echo "make test     install what is needed and run the whole suite"
 	@echo "make test-pg  the whole suite against the local PostgreSQL and Redis (as .ci/run points it)"
-	@echo "make check    ruff (lint and format), mypy and the import-linter contracts"
+	@echo "make check    ruff (lint and format), mypy, the import-linter contracts, and the web client's tsc --checkJs, ESLint and Prettier"
 	@echo "make golden   rewrite the golden transcripts (tests/golden) after an intended change"
 	@echo "make openapi  rewrite docs/openapi.yaml (the committed API document) after an intended API change"
 	@echo "make clients  generate a Python and a TypeScript client and play every game with each (docs/clients.md)"
@@ -64,20 +64,38 @@ test-pg: install check
 	  $(BIN)/pytest -n 2 --dist loadgroup $(PYTEST_ARGS)
 
 # The static checks `make test` runs first (and .pre-commit-config.yaml runs on commit).
-check: install
+check: install web-check
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports
+
+# The web client (web/static/web, plain ES modules): its tools are pinned in web/package-lock.json;
+# its API types are generated from docs/openapi.yaml (web/generated/, not committed) for
+# `tsc --checkJs` (web/tsconfig.json), then ESLint (web/eslint.config.js) and Prettier.
+web/node_modules/.installed: web/package-lock.json
+	cd web && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+web/generated/api.d.ts: docs/openapi.yaml web/node_modules/.installed
+	web/node_modules/.bin/openapi-typescript docs/openapi.yaml -o $@ --silent
+
+web-check:
+	@if command -v npm >/dev/null 2>&1; then $(MAKE) --no-print-directory web-lint; \
+	else echo "NOTE: no npm, so the web client's checks (tsc, ESLint, Prettier) are SKIPPED (apt-get install npm runs them)"; fi
+
+web-lint: web/generated/api.d.ts
+	cd web && node_modules/.bin/tsc -p . && node_modules/.bin/eslint . && node_modules/.bin/prettier --check --log-level warn .
 
 test-fast: install
 	$(BIN)/pytest -x -q $(PYTEST_ARGS)
 
 lint: check
 
-format: install
+format: install web/node_modules/.installed
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
+	cd web && node_modules/.bin/prettier --write --log-level warn .
 
 golden: install
 	$(BIN)/python -m tests.golden.generate

@@ -16,13 +16,26 @@ export function Agreements({ id, state, names, seats, takebackTo, onChange }) {
   const [list, setList] = useState([]);
   const [error, setError] = useState(null);
   const [busy, setBusy] = useState(false);
-  const load = () => get(`matches/${id}/proposals`).then(setList).catch(() => {});
+  const load = () =>
+    get(`matches/${id}/proposals`)
+      .then(setList)
+      .catch(() => {});
   useEffect(() => {
     load();
     const timer = setInterval(load, 10000); // proposals make no record until they pass: look now and then
     return () => clearInterval(timer);
   }, [id, state.version]);
-  const act = (promise) => { setBusy(true); setError(null); return promise.then(() => { load(); onChange(); }).catch(setError).finally(() => setBusy(false)); };
+  const act = (promise) => {
+    setBusy(true);
+    setError(null);
+    return promise
+      .then(() => {
+        load();
+        onChange();
+      })
+      .catch(setError)
+      .finally(() => setBusy(false));
+  };
   const propose = (body) => act(post(`matches/${id}/proposals`, body));
   const vote = (p, accept) => act(put(`matches/${id}/proposals/${p.id}/vote`, { accept }));
   const withdraw = (p) => act(del(`matches/${id}/proposals/${p.id}`));
@@ -31,15 +44,25 @@ export function Agreements({ id, state, names, seats, takebackTo, onChange }) {
   return html`<section class="agreements" aria-labelledby="agree-h">
     <h2 id="agree-h">Agreements</h2>
     <${ErrorNote} error=${error} onDismiss=${() => setError(null)} />
-    ${list.length === 0 ? html`<p class="muted">No open proposal.</p>` : html`<ul>
-      ${list.map((p) => html`<li key=${p.id} data-proposal=${p.kind}>
+    ${
+      list.length === 0
+        ? html`<p class="muted">No open proposal.</p>`
+        : html`<ul>
+      ${list.map(
+        (p) => html`<li key=${p.id} data-proposal=${p.kind}>
         ${names(p.by)} proposes ${(WORDS[p.kind] || (() => p.kind))(p, names)}.
-        ${p.needed.includes(me) && p.votes[String(me)] === undefined && html`
+        ${
+          p.needed.includes(me) &&
+          p.votes[String(me)] === undefined &&
+          html`
           <button type="button" onClick=${() => vote(p, true)} disabled=${busy}>Accept</button>
-          <button type="button" onClick=${() => vote(p, false)} disabled=${busy}>Decline</button>`}
+          <button type="button" onClick=${() => vote(p, false)} disabled=${busy}>Decline</button>`
+        }
         ${p.by === me && html`<button type="button" class="link" onClick=${() => withdraw(p)} disabled=${busy}>Withdraw</button>`}
-      </li>`)}
-    </ul>`}
+      </li>`,
+      )}
+    </ul>`
+    }
     <p class="propose">
       <button type="button" onClick=${() => propose({ kind: "draw" })} disabled=${busy}>Offer a draw</button>
       <button type="button" onClick=${() => propose({ kind: "cancel" })} disabled=${busy}>Propose to cancel</button>

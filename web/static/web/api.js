@@ -6,10 +6,20 @@ const TOKEN_KEY = "tabula.token";
 const USER_KEY = "tabula.username";
 
 export const session = {
-  get token() { return localStorage.getItem(TOKEN_KEY); },
-  get username() { return localStorage.getItem(USER_KEY); },
-  save(token, username) { localStorage.setItem(TOKEN_KEY, token); localStorage.setItem(USER_KEY, username); },
-  clear() { localStorage.removeItem(TOKEN_KEY); localStorage.removeItem(USER_KEY); },
+  get token() {
+    return localStorage.getItem(TOKEN_KEY);
+  },
+  get username() {
+    return localStorage.getItem(USER_KEY);
+  },
+  save(token, username) {
+    localStorage.setItem(TOKEN_KEY, token);
+    localStorage.setItem(USER_KEY, username);
+  },
+  clear() {
+    localStorage.removeItem(TOKEN_KEY);
+    localStorage.removeItem(USER_KEY);
+  },
 };
 
 export class ApiError extends Error {
@@ -37,11 +47,14 @@ const WORDS = {
 };
 
 export function describeProblem(status, p) {
-  if (!p || typeof p !== "object") return status ? `The server answered ${status}.` : "The server could not be reached.";
+  if (!p || typeof p !== "object")
+    return status ? `The server answered ${status}.` : "The server could not be reached.";
   if (WORDS[p.code]) return WORDS[p.code];
   let text = p.detail || p.title || `The server answered ${status}.`;
   if (p.errors) {
-    const fields = Object.entries(p.errors).map(([f, msgs]) => `${f === "non_field_errors" ? "" : f + ": "}${msgs.join(" ")}`);
+    const fields = Object.entries(p.errors).map(
+      ([f, msgs]) => `${f === "non_field_errors" ? "" : f + ": "}${msgs.join(" ")}`,
+    );
     if (fields.length) text = fields.join(" ");
   }
   if (p.reason && !text.includes(p.reason)) text += ` (${p.reason.replaceAll("_", " ")})`;
@@ -57,15 +70,39 @@ function settle() {
 }
 export function settled(timeoutMs = 3000) {
   if (inflight === 0) return Promise.resolve();
-  return new Promise((resolve) => { settledWaiters.push(resolve); setTimeout(resolve, timeoutMs); });
+  return new Promise((resolve) => {
+    settledWaiters.push(resolve);
+    setTimeout(resolve, timeoutMs);
+  });
 }
 
+/**
+ * @typedef {object} RequestOptions
+ * @property {unknown} [body] sent as JSON
+ * @property {Record<string, string>} [headers]
+ * @property {string | null} [etag] sent as If-None-Match; a 304 answers `{ notModified: true, etag }`
+ * @property {boolean} [withEtag] answer `{ data, etag }` instead of the data alone
+ */
+
+/**
+ * One request to the API under /api/v1/; a problem document (or no answer) throws an ApiError.
+ * @param {string} method
+ * @param {string} path below /api/v1/, with its query
+ * @param {RequestOptions} [opts]
+ * @returns {Promise<any>} the JSON answer (its shape is the endpoint's schema in types.js)
+ */
 export async function request(method, path, opts = {}) {
   inflight += 1;
-  try { return await send(method, path, opts); } finally { settle(); }
+  try {
+    return await send(method, path, opts);
+  } finally {
+    settle();
+  }
 }
 
+/** @param {string} method @param {string} path @param {RequestOptions} opts */
 async function send(method, path, { body, headers = {}, etag, withEtag = false } = {}) {
+  /** @type {Record<string, string>} */
   const h = { Accept: "application/json", ...headers };
   if (session.token) h.Authorization = `Token ${session.token}`;
   if (body !== undefined) h["Content-Type"] = "application/json";
@@ -73,7 +110,10 @@ async function send(method, path, { body, headers = {}, etag, withEtag = false }
   let response;
   try {
     response = await fetch(BASE + path, {
-      method, headers: h, body: body === undefined ? undefined : JSON.stringify(body), credentials: "omit",
+      method,
+      headers: h,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      credentials: "omit",
     });
   } catch (e) {
     throw new ApiError(0, null);
@@ -81,24 +121,39 @@ async function send(method, path, { body, headers = {}, etag, withEtag = false }
   if (response.status === 304) return { notModified: true, etag: response.headers.get("ETag") };
   const text = await response.text();
   let data = null;
-  if (text) { try { data = JSON.parse(text); } catch (e) { data = null; } }
+  if (text) {
+    try {
+      data = JSON.parse(text);
+    } catch (e) {
+      data = null;
+    }
+  }
   if (!response.ok) {
-    if (response.status === 401 && session.token) { session.clear(); window.dispatchEvent(new Event("tabula:signed-out")); }
+    if (response.status === 401 && session.token) {
+      session.clear();
+      window.dispatchEvent(new Event("tabula:signed-out"));
+    }
     throw new ApiError(response.status, data);
   }
   return withEtag ? { data, etag: response.headers.get("ETag") } : data;
 }
 
+/** @type {(path: string, opts?: RequestOptions) => Promise<any>} */
 export const get = (path, opts) => request("GET", path, opts);
+/** @type {(path: string, body?: unknown, opts?: RequestOptions) => Promise<any>} */
 export const post = (path, body, opts = {}) => request("POST", path, { ...opts, body: body ?? {} });
+/** @type {(path: string, body?: unknown, opts?: RequestOptions) => Promise<any>} */
 export const put = (path, body, opts = {}) => request("PUT", path, { ...opts, body: body ?? {} });
+/** @type {(path: string, body?: unknown, opts?: RequestOptions) => Promise<any>} */
 export const patch = (path, body, opts = {}) => request("PATCH", path, { ...opts, body: body ?? {} });
+/** @type {(path: string, opts?: RequestOptions) => Promise<any>} */
 export const del = (path, opts) => request("DELETE", path, opts);
 
 // The client is served by the server it talks to, so every endpoint it names exists: nothing is
 // probed (the OpenAPI document, 450 KB, is never downloaded to start). `has` stays for the callers
 // that ask; `optional` still turns a missing endpoint (an older server behind a proxy) into null.
-export async function has() {
+/** @param {string} _path */
+export async function has(_path) {
   return true;
 }
 export const isMissingEndpoint = (e) => e?.status === 404 && String(e.problem?.detail || "").startsWith("No such path");
@@ -119,4 +174,4 @@ export function newKey() {
 }
 
 // Every match list is paginated (LimitOffsetPagination): results may be a page or a plain list.
-export const results = (page) => (Array.isArray(page) ? page : page?.results ?? []);
+export const results = (page) => (Array.isArray(page) ? page : (page?.results ?? []));

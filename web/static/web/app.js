@@ -1,5 +1,5 @@
 // Tabula's web client: one page, ES modules, Preact + htm (vendored, pinned: htm 3.1.1's standalone build).
-import { get, has, optional, post, results, session, settled } from "./api.js";
+import { get, optional, post, results, session, settled } from "./api.js";
 import { AwayPage } from "./away.js";
 import { FeedPage, ProfileCircles } from "./circles.js";
 import { ReplayPage } from "./replay.js";
@@ -9,7 +9,21 @@ import { SettingsPage } from "./settings.js";
 import { watchMe } from "./live.js";
 import { MatchPage } from "./match.js";
 import { Invitations, JoinByCode, Leaderboard, PlayerStats } from "./players.js";
-import { Countdown, ErrorNote, Link, gameName, html, mySeat, navigate, render, seatName, useEffect, usePath, useState, when } from "./ui.js";
+import {
+  Countdown,
+  ErrorNote,
+  Link,
+  gameName,
+  html,
+  mySeat,
+  navigate,
+  render,
+  seatName,
+  useEffect,
+  usePath,
+  useState,
+  when,
+} from "./ui.js";
 
 function useSession() {
   const [user, setUser] = useState(session.username);
@@ -18,7 +32,10 @@ function useSession() {
     const inn = () => setUser(session.username);
     window.addEventListener("tabula:signed-out", out);
     window.addEventListener("tabula:signed-in", inn);
-    return () => { window.removeEventListener("tabula:signed-out", out); window.removeEventListener("tabula:signed-in", inn); };
+    return () => {
+      window.removeEventListener("tabula:signed-out", out);
+      window.removeEventListener("tabula:signed-in", inn);
+    };
   }, []);
   return user;
 }
@@ -49,13 +66,29 @@ function useMine(me) {
   const [mine, setMine] = useState(null);
   const [error, setError] = useState(null);
   useEffect(() => {
-    if (!me) { setMine(null); return undefined; }
+    if (!me) {
+      setMine(null);
+      return undefined;
+    }
     let alive = true;
-    const load = () => session.token && loadMine(me).then((v) => { if (alive) { setMine(v); setError(null); } }).catch((e) => alive && setError(e));
+    const load = () =>
+      session.token &&
+      loadMine(me)
+        .then((v) => {
+          if (alive) {
+            setMine(v);
+            setError(null);
+          }
+        })
+        .catch((e) => alive && setError(e));
     load();
     const stop = watchMe(load);
     window.addEventListener("tabula:moved", load); // my own move changes what waits for me: no inbox entry says so
-    return () => { alive = false; stop(); window.removeEventListener("tabula:moved", load); };
+    return () => {
+      alive = false;
+      stop();
+      window.removeEventListener("tabula:moved", load);
+    };
   }, [me]);
   return [mine, error];
 }
@@ -72,7 +105,11 @@ function Nav({ me, waiting }) {
     navigate("/signin");
     if (!token) return;
     await settled(); // requests sent with the token finish before it stops working
-    try { await post("auth/logout", {}, { headers: { Authorization: `Token ${token}` } }); } catch (e) { /* dropped either way */ }
+    try {
+      await post("auth/logout", {}, { headers: { Authorization: `Token ${token}` } });
+    } catch (e) {
+      /* dropped either way */
+    }
   };
   return html`<header class="top">
     <nav aria-label="Main">
@@ -87,9 +124,11 @@ function Nav({ me, waiting }) {
       ${me && html`<${Link} href="/feed">Feed<//>`}
       ${me && html`<${Link} href="/settings">Settings<//>`}
       <span class="spacer"></span>
-      ${me
-        ? html`<${Link} href=${`/users/${me}`}>${me}<//> <button type="button" class="link" onClick=${signOut}>Sign out</button>`
-        : html`<${Link} href="/signin">Sign in<//> <${Link} href="/signup">Sign up<//>`}
+      ${
+        me
+          ? html`<${Link} href=${`/users/${me}`}>${me}<//> <button type="button" class="link" onClick=${signOut}>Sign out</button>`
+          : html`<${Link} href="/signin">Sign in<//> <${Link} href="/signup">Sign up<//>`
+      }
     </nav>
   </header>`;
 }
@@ -101,13 +140,13 @@ function AuthForm({ mode }) {
   const submit = async (e) => {
     e.preventDefault();
     const form = new FormData(e.target);
-    const username = form.get("username").trim();
+    const username = String(form.get("username") || "").trim();
     const password = form.get("password");
     setBusy(true);
     setError(null);
     try {
       const body = { username, password };
-      const email = signup ? (form.get("email") || "").trim() : "";
+      const email = signup ? String(form.get("email") || "").trim() : "";
       if (email) body.email = email; // optional: the e-mail digest needs one
       const answer = signup ? await post("auth/register", body) : await post("auth/token", body);
       session.save(answer.token, answer.username || username);
@@ -128,8 +167,11 @@ function AuthForm({ mode }) {
       <input id="username" name="username" autocomplete="username" required autofocus />
       <label for="password">Password</label>
       <input id="password" name="password" type="password" autocomplete=${signup ? "new-password" : "current-password"} required />
-      ${signup && html`<label for="email">E-mail <span class="muted">(optional: for your turns by mail)</span></label>
-        <input id="email" name="email" type="email" autocomplete="email" />`}
+      ${
+        signup &&
+        html`<label for="email">E-mail <span class="muted">(optional: for your turns by mail)</span></label>
+        <input id="email" name="email" type="email" autocomplete="email" />`
+      }
       <${ErrorNote} error=${error} />
       <button type="submit" disabled=${busy}>${title}</button>
     </form>
@@ -144,7 +186,10 @@ function MatchRow({ m, me, action }) {
   const deadline = seat !== null ? m.deadlines?.seats?.[String(seat)]?.deadline : null;
   const players = m.seats.map((s) => seatName(m, s.index) + (s.away_until ? " (away)" : "")).join(", ");
   let status = m.status;
-  if (m.status === "active") status = waitingFor(m, me) ? "your turn" : `waiting for ${(m.awaiting || []).map((i) => seatName(m, i)).join(", ") || "the server"}`;
+  if (m.status === "active")
+    status = waitingFor(m, me)
+      ? "your turn"
+      : `waiting for ${(m.awaiting || []).map((i) => seatName(m, i)).join(", ") || "the server"}`;
   if (m.status === "open") status = `open: ${m.seats.filter((s) => !s.username && !s.bot).length} seat(s) free`;
   if (m.status === "finished") status = "finished";
   return html`<li class="match-row">
@@ -156,18 +201,23 @@ function MatchRow({ m, me, action }) {
 }
 
 function MyGames({ me, mine, error }) {
-  if (!me) return html`<main><h1>Tabula</h1><p>Asynchronous tabletop games: EKKO, Enka, Ekö and Ecos.</p>
+  if (!me)
+    return html`<main><h1>Tabula</h1><p>Asynchronous tabletop games: EKKO, Enka, Ekö and Ecos.</p>
     <p><${Link} href="/signup">Sign up<//> or <${Link} href="/signin">sign in<//> to play, or look at the <${Link} href="/lobby">lobby<//>.</p></main>`;
   return html`<main>
     <h1>My games</h1>
     <${ErrorNote} error=${error} />
-    ${!mine ? html`<p>Loading…</p>` : html`
+    ${
+      !mine
+        ? html`<p>Loading…</p>`
+        : html`
       <section aria-labelledby="waiting-h"><h2 id="waiting-h">Waiting for you (${mine.waiting.length})</h2>
         ${mine.waiting.length ? html`<ul class="matches">${mine.waiting.map((m) => html`<${MatchRow} key=${m.id} m=${m} me=${me} />`)}</ul>` : html`<p class="muted">Nothing waits for you.</p>`}
       </section>
       <section aria-labelledby="others-h"><h2 id="others-h">Other matches</h2>
         ${mine.others.length ? html`<ul class="matches">${mine.others.map((m) => html`<${MatchRow} key=${m.id} m=${m} me=${me} />`)}</ul>` : html`<p class="muted">None yet: <${Link} href="/lobby">start one in the lobby<//>.</p>`}
-      </section>`}
+      </section>`
+    }
   </main>`;
 }
 
@@ -216,17 +266,31 @@ function CreateMatch({ games, me }) {
   const n = Math.min(Math.max(players, spec.min_players), spec.max_players);
   const submit = async (e) => {
     e.preventDefault();
-    setBusy(true); setError(null);
+    setBusy(true);
+    setError(null);
     const chosen = {};
-    for (const o of spec.options) if (options[`${game}.${o.name}`] !== undefined) chosen[o.name] = options[`${game}.${o.name}`];
-    const body = { game, players: n, options: chosen, private: isPrivate,
-      bots: Object.entries(bots).filter(([s, l]) => Number(s) < n && l).map(([s, l]) => ({ seat: Number(s), level: l })) };
+    for (const o of spec.options)
+      if (options[`${game}.${o.name}`] !== undefined) chosen[o.name] = options[`${game}.${o.name}`];
+    const body = {
+      game,
+      players: n,
+      options: chosen,
+      private: isPrivate,
+      bots: Object.entries(bots)
+        .filter(([s, l]) => Number(s) < n && l)
+        .map(([s, l]) => ({ seat: Number(s), level: l })),
+    };
     if (clock === "per_move") body.time_control = { per_move_s: tc.per_move_s, on_timeout: tc.on_timeout };
-    if (clock === "bank") body.time_control = { bank_s: tc.bank_s, increment_s: tc.increment_s, on_timeout: tc.on_timeout };
+    if (clock === "bank")
+      body.time_control = { bank_s: tc.bank_s, increment_s: tc.increment_s, on_timeout: tc.on_timeout };
     try {
       const m = await post("matches", body);
       navigate(`/matches/${m.id}`);
-    } catch (err) { setError(err); } finally { setBusy(false); }
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
   };
   if (!me) return html`<p><${Link} href="/signin?next=/lobby">Sign in<//> to create a match.</p>`;
   return html`<form class="create stack" onSubmit=${submit} aria-labelledby="create-h">
@@ -239,17 +303,23 @@ function CreateMatch({ games, me }) {
       <input id="new-players" type="number" min=${spec.min_players} max=${spec.max_players} value=${n} onInput=${(e) => setPlayers(Number(e.target.value))} />
       <small class="muted">${spec.min_players}–${spec.max_players}; you take seat 1</small></div>
     <fieldset><legend>Seats</legend>
-      ${Array.from({ length: n - 1 }, (_, i) => i + 1).map((s) => html`<div key=${s}><label for=${`seat-${s}`}>Seat ${s + 1}</label>
+      ${Array.from({ length: n - 1 }, (_, i) => i + 1).map(
+        (s) => html`<div key=${s}><label for=${`seat-${s}`}>Seat ${s + 1}</label>
         <select id=${`seat-${s}`} value=${bots[s] || ""} onChange=${(e) => setBots({ ...bots, [s]: e.target.value })}>
           <option value="">Open for a person</option>
           <option value="random">Bot: random</option>
           <option value="greedy">Bot: greedy</option>
           <option value="strong">Bot: strong</option>
-        </select></div>`)}
+        </select></div>`,
+      )}
     </fieldset>
     <fieldset><legend>Options</legend>
-      ${spec.options.filter((o) => !o.restricted).map((o) => html`<${OptionInput} key=${`${game}.${o.name}`} option=${o}
-        value=${options[`${game}.${o.name}`]} onChange=${(v) => setOptions({ ...options, [`${game}.${o.name}`]: v })} />`)}
+      ${spec.options
+        .filter((o) => !o.restricted)
+        .map(
+          (o) => html`<${OptionInput} key=${`${game}.${o.name}`} option=${o}
+        value=${options[`${game}.${o.name}`]} onChange=${(v) => setOptions({ ...options, [`${game}.${o.name}`]: v })} />`,
+        )}
     </fieldset>
     <fieldset><legend>Time control</legend>
       <div><label for="new-clock">Clock</label>
@@ -257,10 +327,16 @@ function CreateMatch({ games, me }) {
           <option value="none">None</option><option value="per_move">Per move</option><option value="bank">Bank and increment</option>
         </select></div>
       ${clock === "per_move" && html`<div><label for="tc-move">Seconds per move</label><input id="tc-move" type="number" min="1" value=${tc.per_move_s} onInput=${(e) => setTc({ ...tc, per_move_s: Number(e.target.value) })} /></div>`}
-      ${clock === "bank" && html`<div><label for="tc-bank">Bank (seconds)</label><input id="tc-bank" type="number" min="1" value=${tc.bank_s} onInput=${(e) => setTc({ ...tc, bank_s: Number(e.target.value) })} /></div>
-        <div><label for="tc-inc">Increment (seconds)</label><input id="tc-inc" type="number" min="0" value=${tc.increment_s} onInput=${(e) => setTc({ ...tc, increment_s: Number(e.target.value) })} /></div>`}
-      ${clock !== "none" && html`<div><label for="tc-timeout">On timeout</label><select id="tc-timeout" value=${tc.on_timeout} onChange=${(e) => setTc({ ...tc, on_timeout: e.target.value })}>
-        <option value="default_move">Play the default move</option><option value="forfeit">Forfeit</option></select></div>`}
+      ${
+        clock === "bank" &&
+        html`<div><label for="tc-bank">Bank (seconds)</label><input id="tc-bank" type="number" min="1" value=${tc.bank_s} onInput=${(e) => setTc({ ...tc, bank_s: Number(e.target.value) })} /></div>
+        <div><label for="tc-inc">Increment (seconds)</label><input id="tc-inc" type="number" min="0" value=${tc.increment_s} onInput=${(e) => setTc({ ...tc, increment_s: Number(e.target.value) })} /></div>`
+      }
+      ${
+        clock !== "none" &&
+        html`<div><label for="tc-timeout">On timeout</label><select id="tc-timeout" value=${tc.on_timeout} onChange=${(e) => setTc({ ...tc, on_timeout: e.target.value })}>
+        <option value="default_move">Play the default move</option><option value="forfeit">Forfeit</option></select></div>`
+      }
     </fieldset>
     <div class="check"><input type="checkbox" id="new-private" checked=${isPrivate} onChange=${(e) => setPrivate(e.target.checked)} /><label for="new-private">Private (only people with the link)</label></div>
     <${ErrorNote} error=${error} />
@@ -273,18 +349,33 @@ function Lobby({ me }) {
   const [filter, setFilter] = useState("");
   const [open, setOpen] = useState(null);
   const [error, setError] = useState(null);
-  useEffect(() => { get("games").then(setGames).catch(setError); }, []);
   useEffect(() => {
-    if (!me) { setOpen([]); return undefined; }
+    get("games").then(setGames).catch(setError);
+  }, []);
+  useEffect(() => {
+    if (!me) {
+      setOpen([]);
+      return undefined;
+    }
     let alive = true;
-    const load = () => get(`matches?joinable=true&limit=50${filter ? `&game=${filter}` : ""}`)
-      .then((p) => alive && setOpen(results(p))).catch((e) => alive && setError(e));
+    const load = () =>
+      get(`matches?joinable=true&limit=50${filter ? `&game=${filter}` : ""}`)
+        .then((p) => alive && setOpen(results(p)))
+        .catch((e) => alive && setError(e));
     load();
     const t = setInterval(load, 5000);
-    return () => { alive = false; clearInterval(t); };
+    return () => {
+      alive = false;
+      clearInterval(t);
+    };
   }, [filter, me]);
   const join = async (m) => {
-    try { await post(`matches/${m.id}/join`, {}); navigate(`/matches/${m.id}`); } catch (e) { setError(e); }
+    try {
+      await post(`matches/${m.id}/join`, {});
+      navigate(`/matches/${m.id}`);
+    } catch (e) {
+      setError(e);
+    }
   };
   return html`<main class="lobby">
     <h1>Lobby</h1>
@@ -296,11 +387,18 @@ function Lobby({ me }) {
         <option value="">All games</option>
         ${(games || []).map((g) => html`<option value=${g.id}>${g.name}</option>`)}
       </select>
-      ${!me ? html`<p><${Link} href="/signin?next=/lobby">Sign in<//> to see and join open matches.</p>`
-        : open === null ? html`<p>Loading…</p>`
-        : open.length === 0 ? html`<p class="muted">No open match to join. Create one!</p>`
-        : html`<ul class="matches">${open.map((m) => html`<${MatchRow} key=${m.id} m=${m} me=${me}
-            action=${html`<button type="button" onClick=${() => join(m)}>Join</button>`} />`)}</ul>`}
+      ${
+        !me
+          ? html`<p><${Link} href="/signin?next=/lobby">Sign in<//> to see and join open matches.</p>`
+          : open === null
+            ? html`<p>Loading…</p>`
+            : open.length === 0
+              ? html`<p class="muted">No open match to join. Create one!</p>`
+              : html`<ul class="matches">${open.map(
+                  (m) => html`<${MatchRow} key=${m.id} m=${m} me=${me}
+            action=${html`<button type="button" onClick=${() => join(m)}>Join</button>`} />`,
+                )}</ul>`
+      }
     </section>
     ${games && html`<${CreateMatch} games=${games} me=${me} />`}
   </main>`;
@@ -310,10 +408,17 @@ function Lobby({ me }) {
 
 function RatingChart({ points }) {
   if (!points || points.length < 2) return null;
-  const w = 320, h = 120, pad = 8;
+  const w = 320,
+    h = 120,
+    pad = 8;
   const ys = points.map((p) => p.y);
-  const lo = Math.min(...ys), hi = Math.max(...ys), span = hi - lo || 1;
-  const xy = points.map((p, i) => [pad + (i * (w - 2 * pad)) / (points.length - 1), h - pad - ((p.y - lo) * (h - 2 * pad)) / span]);
+  const lo = Math.min(...ys),
+    hi = Math.max(...ys),
+    span = hi - lo || 1;
+  const xy = points.map((p, i) => [
+    pad + (i * (w - 2 * pad)) / (points.length - 1),
+    h - pad - ((p.y - lo) * (h - 2 * pad)) / span,
+  ]);
   return html`<svg class="chart" viewBox="0 0 ${w} ${h}" role="img" aria-label=${`Rating from ${lo.toFixed(1)} to ${hi.toFixed(1)}`}>
     <polyline fill="none" stroke="currentColor" stroke-width="2" points=${xy.map((p) => p.join(",")).join(" ")} />
     ${xy.map(([x, y]) => html`<circle cx=${x} cy=${y} r="2.5" />`)}
@@ -323,10 +428,12 @@ function RatingChart({ points }) {
 function RatingHistory({ username, game }) {
   const [points, setPoints] = useState(null);
   useEffect(() => {
-    optional(`users/${username}/ratings/${game}`).then((r) => {
-      const list = results(r?.history ?? r);
-      setPoints(list.map((p, i) => ({ x: i, y: Number(p.ordinal ?? p.rating ?? p.mu ?? 0) })));
-    }).catch(() => setPoints([]));
+    optional(`users/${username}/ratings/${game}`)
+      .then((r) => {
+        const list = results(r?.history ?? r);
+        setPoints(list.map((p, i) => ({ x: i, y: Number(p.ordinal ?? p.rating ?? p.mu ?? 0) })));
+      })
+      .catch(() => setPoints([]));
   }, [username, game]);
   return html`<${RatingChart} points=${points} />`;
 }
@@ -334,18 +441,30 @@ function RatingHistory({ username, game }) {
 function Profile({ username, me }) {
   const [p, setP] = useState(null);
   const [error, setError] = useState(null);
-  useEffect(() => { setP(null); get(`users/${username}`).then(setP).catch(setError); }, [username]);
+  useEffect(() => {
+    setP(null);
+    get(`users/${username}`).then(setP).catch(setError);
+  }, [username]);
   if (error) return html`<main><${ErrorNote} error=${error} /></main>`;
   if (!p) return html`<main><p>Loading…</p></main>`;
   return html`<main>
     <h1>${p.display_name || p.username}</h1>
-    <p class="muted">Joined ${when(p.date_joined)} · ${Object.entries(p.counts || {}).map(([k, v]) => `${v} ${k}`).join(" · ")}</p>
+    <p class="muted">Joined ${when(p.date_joined)} · ${Object.entries(p.counts || {})
+      .map(([k, v]) => `${v} ${k}`)
+      .join(" · ")}</p>
     <${ProfileCircles} username=${p.username} me=${me} />
     <section aria-labelledby="ratings-h"><h2 id="ratings-h">Ratings</h2>
-      ${p.ratings?.length ? html`<table><thead><tr><th>Game</th><th>Rating</th><th>Matches</th><th>History</th></tr></thead><tbody>
-        ${p.ratings.map((r) => html`<tr><td>${gameName(r.game)}</td><td>${Math.round(r.rating ?? 1500 + 60 * r.ordinal)}${r.provisional ? " (provisional)" : r.rank ? ` · #${r.rank}` : ""}</td><td>${r.matches}</td>
-          <td><${RatingHistory} username=${p.username} game=${r.game} /></td></tr>`)}</tbody></table>`
-        : html`<p class="muted">No rated match yet.</p>`}
+      ${
+        p.ratings?.length
+          ? html`<table><thead><tr><th>Game</th><th>Rating</th><th>Matches</th><th>History</th></tr></thead><tbody>
+        ${p.ratings.map(
+          (
+            r,
+          ) => html`<tr><td>${gameName(r.game)}</td><td>${Math.round(r.rating ?? 1500 + 60 * r.ordinal)}${r.provisional ? " (provisional)" : r.rank ? ` · #${r.rank}` : ""}</td><td>${r.matches}</td>
+          <td><${RatingHistory} username=${p.username} game=${r.game} /></td></tr>`,
+        )}</tbody></table>`
+          : html`<p class="muted">No rated match yet.</p>`
+      }
     </section>
     <${PlayerStats} stats=${p.stats} />
     <section aria-labelledby="recent-h"><h2 id="recent-h">Recent matches</h2>
@@ -361,7 +480,9 @@ function App() {
   const me = useSession();
   const [mine, mineError] = useMine(me);
   const waiting = mine?.waiting.length || 0;
-  useEffect(() => { document.title = (waiting ? `(${waiting}) ` : "") + "Tabula"; }, [waiting]);
+  useEffect(() => {
+    document.title = (waiting ? `(${waiting}) ` : "") + "Tabula";
+  }, [waiting]);
   let page;
   let m;
   if (path === "/signin" || path === "/signin/") page = html`<${AuthForm} mode="signin" />`;
@@ -370,21 +491,26 @@ function App() {
   else if ((m = path.match(/^\/matches\/([A-Za-z0-9_-]+)\/?$/))) {
     const at = new URLSearchParams(location.search).get("at");
     // Anyone may watch or replay a public match; the server answers 404 for one they may not see.
-    page = at ? html`<${ReplayPage} key=${`${m[1]}-replay`} id=${m[1]} at=${Number(at)} me=${me} />`
+    page = at
+      ? html`<${ReplayPage} key=${`${m[1]}-replay`} id=${m[1]} at=${Number(at)} me=${me} />`
       : html`<${MatchPage} key=${m[1]} id=${m[1]} me=${me} />`;
-  } else if ((m = path.match(/^\/users\/([\w.@+-]+)\/?$/))) page = html`<${Profile} key=${m[1]} username=${m[1]} me=${me} />`;
-  else if ((m = path.match(/^\/leaderboards(?:\/([\w-]+))?\/?$/))) page = html`<${Leaderboard} key=${m[1]} game=${m[1]} />`;
+  } else if ((m = path.match(/^\/users\/([\w.@+-]+)\/?$/)))
+    // Profiles and leaderboards are for members (the API asks a token); a visitor signs in first.
+    page = me ? html`<${Profile} key=${m[1]} username=${m[1]} me=${me} />` : html`<${AuthForm} mode="signin" />`;
+  else if ((m = path.match(/^\/leaderboards(?:\/([\w-]+))?\/?$/)))
+    page = me ? html`<${Leaderboard} key=${m[1]} game=${m[1]} />` : html`<${AuthForm} mode="signin" />`;
   else if (path.match(/^\/settings\/?$/)) page = me ? html`<${SettingsPage} />` : html`<${AuthForm} mode="signin" />`;
   else if (path.match(/^\/rules\/?$/)) page = html`<${RulesIndex} />`;
   else if ((m = path.match(/^\/rules\/([a-z]+)\/?$/))) page = html`<${RulesPage} key=${m[1]} game=${m[1]} />`;
-  else if (path.match(/^\/tournaments\/?$/)) page = me ? html`<${TournamentsPage} me=${me} />` : html`<${AuthForm} mode="signin" />`;
+  else if (path.match(/^\/tournaments\/?$/))
+    page = me ? html`<${TournamentsPage} me=${me} />` : html`<${AuthForm} mode="signin" />`;
   else if ((m = path.match(/^\/tournaments\/([A-Za-z0-9_-]+)\/?$/))) {
     page = me ? html`<${TournamentPage} key=${m[1]} id=${m[1]} me=${me} />` : html`<${AuthForm} mode="signin" />`;
-  }
-  else if (path.match(/^\/feed\/?$/)) page = me ? html`<${FeedPage} />` : html`<${AuthForm} mode="signin" />`;
+  } else if (path.match(/^\/feed\/?$/)) page = me ? html`<${FeedPage} />` : html`<${AuthForm} mode="signin" />`;
   else if (path.match(/^\/away\/?$/)) page = me ? html`<${AwayPage} />` : html`<${AuthForm} mode="signin" />`;
   else if (path.startsWith("/invitations")) page = me ? html`<${Invitations} />` : html`<${AuthForm} mode="signin" />`;
-  else if (path.match(/^\/join\/?$/)) page = me ? html`<${JoinByCode} key=${location.hash} />` : html`<${AuthForm} mode="signin" />`;
+  else if (path.match(/^\/join\/?$/))
+    page = me ? html`<${JoinByCode} key=${location.hash} />` : html`<${AuthForm} mode="signin" />`;
   else page = html`<${MyGames} me=${me} mine=${mine} error=${mineError} />`;
   return html`<${Nav} me=${me} waiting=${waiting} />${page}`;
 }

@@ -14,7 +14,10 @@ let streams = "unknown"; // "yes" | "no" | "unknown"
 
 async function ticket() {
   if (streams === "no") return null;
-  if (streams === "unknown" && !(await has("me/stream-tickets"))) { streams = "no"; return null; }
+  if (streams === "unknown" && !(await has("me/stream-tickets"))) {
+    streams = "no";
+    return null;
+  }
   if (!session.token) return null; // signed out meanwhile
   try {
     const t = await post("me/stream-tickets", {});
@@ -28,9 +31,27 @@ async function ticket() {
 
 // Every event name the streams send: inbox entry types (me/stream) and record types (matches/{id}/stream).
 const EVENTS = [
-  "your_turn", "match_started", "match_finished", "clock_low", "timed_out", "bot_took_over", "invited",
-  "webhook_disabled", "created", "seat_taken", "seat_left", "bot_added", "started", "move", "timeout",
-  "expired", "resigned", "aborted", "chat", "nudged", "followed",
+  "your_turn",
+  "match_started",
+  "match_finished",
+  "clock_low",
+  "timed_out",
+  "bot_took_over",
+  "invited",
+  "webhook_disabled",
+  "created",
+  "seat_taken",
+  "seat_left",
+  "bot_added",
+  "started",
+  "move",
+  "timeout",
+  "expired",
+  "resigned",
+  "aborted",
+  "chat",
+  "nudged",
+  "followed",
 ];
 
 // Follows `path` with an EventSource; onLive(true) once it is open, onLive(false) while it is not
@@ -48,16 +69,32 @@ function stream(path, onEvent, onLive) {
   }
   async function open() {
     if (stopped) return;
-    if (!session.token) { onLive(false); return; } // a visitor without an account: polling only
+    if (!session.token) {
+      onLive(false);
+      return;
+    } // a visitor without an account: polling only
     const t = await ticket();
     if (stopped) return;
-    if (!session.token) { onLive(false); return; }
-    if (!t) { onLive(false); again(); return; }
+    if (!session.token) {
+      onLive(false);
+      return;
+    }
+    if (!t) {
+      onLive(false);
+      again();
+      return;
+    }
     const params = new URLSearchParams({ ticket: t });
     if (lastId) params.set("after", lastId);
     source = new EventSource(`/api/v1/${path}?${params}`);
-    source.onopen = () => { retry = 1000; onLive(true); };
-    const seen = (m) => { lastId = m.lastEventId || lastId; onEvent(m); };
+    source.onopen = () => {
+      retry = 1000;
+      onLive(true);
+    };
+    const seen = (m) => {
+      lastId = m.lastEventId || lastId;
+      onEvent(m);
+    };
     source.onmessage = seen;
     for (const type of EVENTS) source.addEventListener(type, seen);
     source.addEventListener("error", () => {
@@ -67,7 +104,11 @@ function stream(path, onEvent, onLive) {
     });
   }
   open();
-  return () => { stopped = true; clearTimeout(pending); source?.close(); };
+  return () => {
+    stopped = true;
+    clearTimeout(pending);
+    source?.close();
+  };
 }
 
 // Calls onState(state) whenever the caller's view of the match changes.
@@ -79,7 +120,10 @@ export function watchMatch(matchId, onState, { interval = 1000 } = {}) {
   let again = false; // something happened during a read: read once more after it
   async function read() {
     if (stopped) return;
-    if (busy) { again = true; return; }
+    if (busy) {
+      again = true;
+      return;
+    }
     busy = true;
     try {
       const s = await get(`matches/${matchId}/state`, { etag, withEtag: true });
@@ -89,14 +133,20 @@ export function watchMatch(matchId, onState, { interval = 1000 } = {}) {
       /* the page shows the errors of its own requests; a failed poll just tries again */
     } finally {
       busy = false;
-      if (again) { again = false; read(); }
+      if (again) {
+        again = false;
+        read();
+      }
     }
   }
   let live = false;
   function poll() {
     clearTimeout(timer);
     if (stopped || live) return;
-    timer = setTimeout(async () => { await read(); poll(); }, interval);
+    timer = setTimeout(async () => {
+      await read();
+      poll();
+    }, interval);
   }
   // A new record changes the version, so a read with If-None-Match answers 200 only when the view
   // changed: an unchanged page is not re-rendered (a selection on the board survives).
@@ -108,12 +158,22 @@ export function watchMatch(matchId, onState, { interval = 1000 } = {}) {
   const stop = stream(`matches/${matchId}/stream`, onEvent, (isLive) => {
     const was = live;
     live = isLive;
-    if (live) { clearTimeout(timer); read(); } // catch up on what came before the stream opened
+    if (live) {
+      clearTimeout(timer);
+      read();
+    } // catch up on what came before the stream opened
     else if (was || !timer) poll(); // polling only while the stream is down
   });
   return {
-    refresh() { etag = null; return read(); },
-    stop() { stopped = true; clearTimeout(timer); stop(); },
+    refresh() {
+      etag = null;
+      return read();
+    },
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+      stop();
+    },
   };
 }
 
@@ -125,14 +185,31 @@ export function watchMe(onChange, { interval = 4000 } = {}) {
   function poll() {
     clearTimeout(timer);
     if (stopped || live) return;
-    timer = setTimeout(() => { onChange(); poll(); }, interval);
+    timer = setTimeout(() => {
+      onChange();
+      poll();
+    }, interval);
   }
   let dropped = false; // the stream was down: what happened meanwhile is re-read once it is back
-  const stop = stream("me/stream", () => onChange(), (isLive) => {
-    const was = live;
-    live = isLive;
-    if (live) { clearTimeout(timer); if (dropped) onChange(); dropped = false; }
-    else { dropped = true; if (was || !timer) poll(); }
-  });
-  return () => { stopped = true; clearTimeout(timer); stop(); };
+  const stop = stream(
+    "me/stream",
+    () => onChange(),
+    (isLive) => {
+      const was = live;
+      live = isLive;
+      if (live) {
+        clearTimeout(timer);
+        if (dropped) onChange();
+        dropped = false;
+      } else {
+        dropped = true;
+        if (was || !timer) poll();
+      }
+    },
+  );
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+    stop();
+  };
 }

@@ -1,14 +1,14 @@
 // The match page (/matches/{id}): the board of its game, the move panel, clocks, the log, the result.
-import { ApiError, get, newKey, post } from "./api.js";
+import { post } from "./api.js";
 import { ecos } from "./games/ecos.js";
 import { ekko } from "./games/ekko.js";
 import { eko } from "./games/eko.js";
 import { enka } from "./games/enka.js";
 import { Agreements } from "./agreements.js";
-import { watchMatch } from "./live.js";
 import { InvitePanel } from "./players.js";
 import { ChatPanel, NotesPanel, NudgeButtons } from "./talk.js";
-import { Countdown, ErrorNote, Link, gameName, html, navigate, seatName, useEffect, useRef, useState } from "./ui.js";
+import { Countdown, ErrorNote, Link, gameName, html, navigate, seatName, useState } from "./ui.js";
+import { useMatch } from "./useMatch.js";
 
 export const GAMES = { ekko, enka, eko, ecos };
 
@@ -24,9 +24,10 @@ const RECORD_WORDS = {
   cancelled: () => "The players agreed to cancel the match (unrated).",
   time_granted: (r, n) => `${n(r.seat)} was given ${Math.round((r.data?.seconds || 0) / 60)} more minutes.`,
   undone: (r, n) => `${n(r.seat)} took the last move back (back to record ${r.data?.to_seq}).`,
-  paused: (r, n) => (r.data?.reason === "agreement"
-    ? `The players agreed to pause the clocks until ${new Date(r.data.until).toLocaleString()}.`
-    : `${n(r.seat)} is away: their clock is frozen.`),
+  paused: (r, n) =>
+    r.data?.reason === "agreement"
+      ? `The players agreed to pause the clocks until ${new Date(r.data.until).toLocaleString()}.`
+      : `${n(r.seat)} is away: their clock is frozen.`,
   resumed: (r, n) => `${n(r.seat)}'s clock runs again${r.data?.reason === "cap" ? " (the away limit)" : ""}.`,
   seat_returned: (r, n) => `${n(r.seat)} is back and takes the seat from the caretaker bot.`,
   timeout: (r, n) => `${n(r.seat)} ran out of time.`,
@@ -51,7 +52,12 @@ export function describeRecord(record, game, names) {
 export function resultWords(result, names) {
   if (!result) return "";
   const winners = (result.winners || []).map(names);
-  const who = winners.length === 0 ? "Nobody wins" : winners.length === 1 ? `${winners[0]} wins` : `${winners.join(" and ")} share the win`;
+  const who =
+    winners.length === 0
+      ? "Nobody wins"
+      : winners.length === 1
+        ? `${winners[0]} wins`
+        : `${winners.join(" and ")} share the win`;
   const reason = result.reason ? ` (${result.reason.replaceAll("_", " ")})` : "";
   const scores = (result.scores || []).map((s, i) => `${names(i)} ${s}`).join(", ");
   return `${who}${reason}. Scores: ${scores}.`;
@@ -61,16 +67,18 @@ function Seats({ summary, state, names, game }) {
   const awaiting = new Set(state?.awaiting || []);
   const deadlines = state?.deadlines?.seats || summary?.deadlines?.seats || {};
   return html`<ul class="seats" aria-label="Players">
-    ${summary.seats.map((s) => html`<li key=${s.index} class=${awaiting.has(s.index) ? "to-move" : ""}>
+    ${summary.seats.map(
+      (s) => html`<li key=${s.index} class=${awaiting.has(s.index) ? "to-move" : ""}>
       <span class="dot seat-${s.index}" aria-hidden="true"></span>
       ${s.username ? html`<${Link} href=${`/users/${s.username}`}>${s.username}<//>` : names(s.index)}
       ${state?.you === s.index ? html` <span class="muted">(you)</span>` : ""}
       ${s.resigned ? html` <span class="muted">resigned</span>` : ""}
-      ${(state?.seats?.[s.index]?.away_until || s.away_until) ? html` <span class="away" data-away=${s.index}>away until ${new Date(state?.seats?.[s.index]?.away_until || s.away_until).toLocaleDateString()}${s.caretaker ? " (a bot keeps the seat)" : ""}</span>` : ""}
+      ${state?.seats?.[s.index]?.away_until || s.away_until ? html` <span class="away" data-away=${s.index}>away until ${new Date(state?.seats?.[s.index]?.away_until || s.away_until).toLocaleDateString()}${s.caretaker ? " (a bot keeps the seat)" : ""}</span>` : ""}
       ${awaiting.has(s.index) ? html` <span class="turn">to move</span>` : ""}
       ${game?.seatExtra?.(state?.view, s.index)}
       ${deadlines[String(s.index)]?.deadline && html` <${Countdown} deadline=${deadlines[String(s.index)].deadline} />`}
-    </li>`)}
+    </li>`,
+    )}
   </ul>`;
 }
 
@@ -82,127 +90,56 @@ function MovePanel({ moves, describe, onMove, busy, highlight }) {
     if (!groups.has(key)) groups.set(key, []);
     groups.get(key).push(m);
   }
-  return html`${[...groups.entries()].map(([type, list]) => html`<div class="move-group" key=${type}>
+  return html`${[...groups.entries()].map(
+    ([type, list]) => html`<div class="move-group" key=${type}>
     <h3>${type.replaceAll("_", " ")}</h3>
     <div class="moves">${list.map((m) => {
       const json = JSON.stringify(m);
       return html`<button type="button" class=${"move" + (highlight?.(m) ? " hl" : "")} data-move=${json} disabled=${busy}
         onClick=${() => onMove(m)}>${describe(m)}</button>`;
-    })}</div></div>`)}`;
+    })}</div></div>`,
+  )}`;
 }
 
 export function MatchPage({ id, me }) {
-  const [summary, setSummary] = useState(null);
-  const [state, setState] = useState(null);
-  const [records, setRecords] = useState([]);
-  const [error, setError] = useState(null);
-  const [fatal, setFatal] = useState(null);
-  const [busy, setBusy] = useState(false);
   const [selected, setSelected] = useState(null);
   const [confirmResign, setConfirmResign] = useState(false);
-  const lastSeq = useRef(0);
-  const summaryVersion = useRef(-1);
-  const shownVersion = useRef(-1); // answers may arrive out of order: never step back to an older state
-  const live = useRef(null);
-  const loading = useRef(false);
+  const { summary, state, records, error, setError, fatal, busy, act, play, undo, command, refresh } = useMatch(id, {
+    onPlayed: () => setSelected(null),
+  });
 
-  async function refreshAround(s) {
-    // The summary (seats, clocks) and the log follow the state's version.
-    if (loading.current) return;
-    loading.current = true;
-    try {
-      if (!s || s.version !== summaryVersion.current) {
-        const sum = await get(`matches/${id}`);
-        summaryVersion.current = sum.version;
-        setSummary(sum);
-      }
-      const more = await get(`matches/${id}/events?after=${lastSeq.current}`);
-      if (more.length) {
-        lastSeq.current = more[more.length - 1].seq;
-        setRecords((old) => [...old, ...more]);
-      }
-    } catch (e) {
-      if (e.status === 404) setFatal(e); else setError(e);
-    } finally {
-      loading.current = false;
-    }
-  }
-
-  function accept(s) {
-    if (!s || s.version < shownVersion.current) return;
-    shownVersion.current = s.version;
-    setState(s);
-    refreshAround(s);
-  }
-
-  useEffect(() => {
-    let alive = true;
-    shownVersion.current = -1;
-    (async () => {
-      try {
-        const [sum, st] = await Promise.all([get(`matches/${id}`), get(`matches/${id}/state`)]);
-        if (!alive) return;
-        summaryVersion.current = sum.version;
-        setSummary(sum);
-        accept(st);
-      } catch (e) {
-        if (alive) setFatal(e);
-      }
-    })();
-    live.current = watchMatch(id, (s) => alive && accept(s));
-    return () => { alive = false; live.current?.stop(); };
-  }, [id]);
-
-  if (fatal) return html`<main><h1>Match</h1><${ErrorNote} error=${fatal} /><p><${Link} href="/lobby">Back to the lobby<//></p></main>`;
+  if (fatal)
+    return html`<main><h1>Match</h1><${ErrorNote} error=${fatal} /><p><${Link} href="/lobby">Back to the lobby<//></p></main>`;
   if (!summary || !state) return html`<main><p>Loading…</p></main>`;
 
-  const game = GAMES[summary.game] || { Board: () => null, describeMove: (m) => JSON.stringify(m), describeEffect: () => null };
+  const game = GAMES[summary.game] || {
+    Board: () => null,
+    describeMove: (m) => JSON.stringify(m),
+    describeEffect: () => null,
+  };
   const names = (seat) => (seat === null || seat === undefined ? "Someone" : seatName(summary, seat));
   const view = state.view;
   const moves = state.legal_moves || [];
   const seated = state.you !== null && state.you !== undefined;
 
-  async function act(fn) {
-    setBusy(true);
-    setError(null);
-    try { await fn(); } catch (e) {
-      // Someone (a bot, another tab) moved first: show the board as it is now, without a word; the
-      // buttons stay disabled until that state is shown, so the next click is on a fresh board.
-      if (e instanceof ApiError && ["version_conflict", "race_lost", "not_awaited", "match_over"].includes(e.code)) {
-        await live.current?.refresh();
-      } else setError(e);
-    } finally { setBusy(false); }
-  }
-
-  const play = (move) => act(async () => {
-    const answer = await post(`matches/${id}/moves`, { move, expected_version: state.version }, { headers: { "Idempotency-Key": newKey() } });
-    setSelected(null);
-    accept(answer.state);
-    window.dispatchEvent(new Event("tabula:moved")); // the badge and the title count what waits for me
-    // Bots answer right after a commit: look again shortly rather than at the next poll.
-    if (answer.state.status === "active" && !answer.state.awaiting.includes(answer.state.you)) setTimeout(() => live.current?.refresh(), 300);
-  });
-  const undo = () => act(async () => {
-    const answer = await post(`matches/${id}/undo`, { expected_version: state.version });
-    setSelected(null);
-    accept(answer.state);
-  });
-  const command = (path, body) => act(async () => {
-    const sum = await post(`matches/${id}/${path}`, body || {});
-    summaryVersion.current = -1;
-    setSummary(sum);
-    await live.current?.refresh();
-    refreshAround(null);
-  });
-
   const freeSeats = summary.seats.filter((s) => !s.username && !s.bot);
   // The last move (or timeout) and what it did: outlined on the board, in words under it, marked in the log.
   const lastPlay = records.filter((r) => r.type === "move" || r.type === "timeout").at(-1) || null;
   const names2 = names;
-  const log = records.slice().reverse().flatMap((r) => describeRecord(r, game, names2).map((line, i) => ({ key: `${r.seq}.${i}`, line, seq: r.seq })));
-  const turnWords = state.status === "active"
-    ? (state.awaiting.length ? `Waiting for ${state.awaiting.map((s) => (s === state.you ? "you" : names(s))).join(", ")}` : "Waiting for the server")
-    : state.status === "open" ? "Waiting for players" : state.status === "finished" ? "The match is over" : state.status;
+  const log = records
+    .slice()
+    .reverse()
+    .flatMap((r) => describeRecord(r, game, names2).map((line, i) => ({ key: `${r.seq}.${i}`, line, seq: r.seq })));
+  const turnWords =
+    state.status === "active"
+      ? state.awaiting.length
+        ? `Waiting for ${state.awaiting.map((s) => (s === state.you ? "you" : names(s))).join(", ")}`
+        : "Waiting for the server"
+      : state.status === "open"
+        ? "Waiting for players"
+        : state.status === "finished"
+          ? "The match is over"
+          : state.status;
   const youToMove = seated && state.awaiting.includes(state.you);
   // A takeback by consent goes back to just before my last move (the server refuses one that would cross a reveal).
   const myLast = records.filter((r) => r.seat === state.you && r.type === "move").at(-1);
@@ -216,54 +153,102 @@ export function MatchPage({ id, me }) {
     </header>
     <${Seats} summary=${summary} state=${state} names=${names} game=${game} />
     <${NudgeButtons} id=${id} state=${state} summary=${summary} names=${names} />
-    ${state.since_your_last && state.since_your_last.records.length > 0 && html`<section class="since" data-since aria-labelledby="since-h">
+    ${
+      state.since_your_last &&
+      state.since_your_last.records.length > 0 &&
+      html`<section class="since" data-since aria-labelledby="since-h">
       <h2 id="since-h">Since your last move</h2>
       ${state.since_your_last.more > 0 && html`<p class="muted">…and ${state.since_your_last.more} earlier record(s), in the log.</p>`}
       <ol>${state.since_your_last.records.flatMap((r) => describeRecord(r, game, names).map((line, i) => html`<li key=${`${r.seq}.${i}`}>${line}</li>`))}</ol>
-    </section>`}
+    </section>`
+    }
     <${ErrorNote} error=${error} onDismiss=${() => setError(null)} />
-    ${state.result && html`<section class="result" data-result=${JSON.stringify(state.result)} aria-live="polite">
+    ${
+      state.result &&
+      html`<section class="result" data-result=${JSON.stringify(state.result)} aria-live="polite">
       <h2>Result</h2><p>${resultWords(state.result, names)}</p>
-      ${summary.rematch ? html`<p><${Link} href=${`/matches/${summary.rematch}`} data-rematch-link>Go to the rematch<//></p>`
-        : seated && state.status === "finished" && html`<p><button type="button" data-rematch disabled=${busy}
-          onClick=${() => act(async () => { const next = await post(`matches/${id}/rematch`, {}); navigate(`/matches/${next.id}`); })}>Rematch</button></p>`}
-    </section>`}
-    ${summary.status === "open" && html`<section class="open-match">
+      ${
+        summary.rematch
+          ? html`<p><${Link} href=${`/matches/${summary.rematch}`} data-rematch-link>Go to the rematch<//></p>`
+          : seated &&
+            state.status === "finished" &&
+            html`<p><button type="button" data-rematch disabled=${busy}
+          onClick=${() =>
+            act(async () => {
+              const next = await post(`matches/${id}/rematch`, {});
+              navigate(`/matches/${next.id}`);
+            })}>Rematch</button></p>`
+      }
+    </section>`
+    }
+    ${
+      summary.status === "open" &&
+      html`<section class="open-match">
       <h2>Waiting for players</h2>
       <p>Share this link to invite someone: <code class="share">${location.origin}/matches/${id}</code></p>
-      ${!seated && freeSeats.length > 0 && (me ? html`<button type="button" onClick=${() => command("join")} disabled=${busy}>Join this match</button>`
-        : html`<p><${Link} href=${`/signin?next=${encodeURIComponent(location.pathname)}`}>Sign in<//> to join this match.</p>`)}
+      ${
+        !seated &&
+        freeSeats.length > 0 &&
+        (me
+          ? html`<button type="button" onClick=${() => command("join")} disabled=${busy}>Join this match</button>`
+          : html`<p><${Link} href=${`/signin?next=${encodeURIComponent(location.pathname)}`}>Sign in<//> to join this match.</p>`)
+      }
       ${seated && html`<button type="button" onClick=${() => command("leave")} disabled=${busy}>Leave</button>`}
       ${seated && html`<${InvitePanel} id=${id} />`}
       ${summary.created_by === me && freeSeats.length > 0 && html` <button type="button" onClick=${() => command("bots", { seat: freeSeats[0].index, level: "random" })} disabled=${busy}>Add a bot to seat ${freeSeats[0].index + 1}</button>`}
-    </section>`}
+    </section>`
+    }
     <div class="table">
-      <section class="board" aria-label="Board" data-board=${summary.game}>
-        ${view && html`<${game.Board} view=${view} state=${state} summary=${summary} names=${names} moves=${moves}
-          selected=${selected} onSelect=${setSelected} onMove=${play} busy=${busy} last=${lastPlay} />`}
+      <section class="board" aria-label="Board" data-board=${summary.game} tabindex="0">
+        ${
+          view &&
+          html`<${game.Board} view=${view} state=${state} summary=${summary} names=${names} moves=${moves}
+          selected=${selected} onSelect=${setSelected} onMove=${play} busy=${busy} last=${lastPlay} />`
+        }
         ${lastPlay && html`<p class="last-words" data-last-move=${lastPlay.seq}><strong>Last:</strong> ${describeRecord(lastPlay, game, names).join(" ")}</p>`}
       </section>
       <aside class="panel" aria-label="Your moves" data-panel="moves">
         <h2>Moves</h2>
-        ${seated ? html`<${MovePanel} moves=${moves} describe=${(m) => game.describeMove(m, view, names)} onMove=${play} busy=${busy}
+        ${
+          seated
+            ? html`<${MovePanel} moves=${moves} describe=${(m) => game.describeMove(m, view, names)} onMove=${play} busy=${busy}
           highlight=${game.highlight ? (m) => game.highlight(m, selected) : null} />`
-          : html`<p class="muted" data-watching>You are watching: this is the public view.${me ? "" : html` <${Link} href=${`/signin?next=${encodeURIComponent(location.pathname)}`}>Sign in<//> to play.`}</p>`}
+            : html`<p class="muted" data-watching>You are watching: this is the public view.${me ? "" : html` <${Link} href=${`/signin?next=${encodeURIComponent(location.pathname)}`}>Sign in<//> to play.`}</p>`
+        }
         ${seated && state.can_undo && html`<p><button type="button" data-undo onClick=${undo} disabled=${busy}>Undo my last move</button></p>`}
-        ${seated && state.status === "active" && !summary.seats[state.you]?.resigned && html`<div class="resign">
-          ${confirmResign
-            ? html`<p>Resign this match?</p><button type="button" class="danger" onClick=${() => { setConfirmResign(false); command("resign"); }}>Yes, resign</button>
+        ${
+          seated &&
+          state.status === "active" &&
+          !summary.seats[state.you]?.resigned &&
+          html`<div class="resign">
+          ${
+            confirmResign
+              ? html`<p>Resign this match?</p><button type="button" class="danger" onClick=${() => {
+                  setConfirmResign(false);
+                  command("resign");
+                }}>Yes, resign</button>
                <button type="button" onClick=${() => setConfirmResign(false)}>Keep playing</button>`
-            : html`<button type="button" class="danger" onClick=${() => setConfirmResign(true)}>Resign</button>`}
-        </div>`}
+              : html`<button type="button" class="danger" onClick=${() => setConfirmResign(true)}>Resign</button>`
+          }
+        </div>`
+        }
       </aside>
     </div>
-    ${seated && state.status === "active" && !summary.seats[state.you]?.resigned && html`<${Agreements} id=${id} state=${state}
+    ${
+      seated &&
+      state.status === "active" &&
+      !summary.seats[state.you]?.resigned &&
+      html`<${Agreements} id=${id} state=${state}
       names=${names} seats=${summary.seats} takebackTo=${takebackTo}
-      onChange=${() => { summaryVersion.current = -1; live.current?.refresh(); }} />`}
-    ${me && html`<div class="talk">
+      onChange=${refresh} />`
+    }
+    ${
+      me &&
+      html`<div class="talk">
       <${ChatPanel} id=${id} state=${state} me=${me} names=${names} />
       <${NotesPanel} id=${id} />
-    </div>`}
+    </div>`
+    }
     <section class="log" aria-labelledby="log-h">
       <h2 id="log-h">Log</h2>
       ${state.version > 0 && html`<p><${Link} href=${`/matches/${id}?at=${state.version}`} data-replay-link>Replay this match, step by step<//></p>`}

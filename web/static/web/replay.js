@@ -32,18 +32,24 @@ export function ReplayPage({ id, at: start }) {
   const wanted = useRef(start);
 
   useEffect(() => {
-    Promise.all([get(`matches/${id}`), wholeTimeline(id)]).then(([sum, tl]) => {
-      setSummary(sum);
-      setLine(tl);
-      if (tl.length && (start < 1 || start > tl.length)) setAt(Math.min(Math.max(1, start), tl.length));
-    }).catch(setError);
+    Promise.all([get(`matches/${id}`), wholeTimeline(id)])
+      .then(([sum, tl]) => {
+        setSummary(sum);
+        setLine(tl);
+        if (tl.length && (start < 1 || start > tl.length)) setAt(Math.min(Math.max(1, start), tl.length));
+      })
+      .catch(setError);
   }, [id]);
 
   useEffect(() => {
     if (!line || !line.length) return;
     wanted.current = at;
     history.replaceState(null, "", `/matches/${id}?at=${at}`);
-    get(`matches/${id}/state?at=${at}`).then((s) => { if (wanted.current === s.at) setShown(s); }).catch(setError);
+    get(`matches/${id}/state?at=${at}`)
+      .then((s) => {
+        if (wanted.current === s.at) setShown(s);
+      })
+      .catch(setError);
   }, [at, line]);
 
   const last = line?.length || 0;
@@ -52,8 +58,14 @@ export function ReplayPage({ id, at: start }) {
   useEffect(() => {
     const keys = (e) => {
       if (e.target.closest?.("input, textarea, select")) return;
-      if (e.key === "ArrowLeft") { e.preventDefault(); step(-1); }
-      if (e.key === "ArrowRight") { e.preventDefault(); step(+1); }
+      if (e.key === "ArrowLeft") {
+        e.preventDefault();
+        step(-1);
+      }
+      if (e.key === "ArrowRight") {
+        e.preventDefault();
+        step(+1);
+      }
     };
     window.addEventListener("keydown", keys);
     return () => window.removeEventListener("keydown", keys);
@@ -61,7 +73,10 @@ export function ReplayPage({ id, at: start }) {
 
   useEffect(() => {
     if (!playing) return undefined;
-    if (at >= last) { setPlaying(false); return undefined; }
+    if (at >= last) {
+      setPlaying(false);
+      return undefined;
+    }
     const t = setTimeout(() => step(+1), STEP_MS);
     return () => clearTimeout(t);
   }, [playing, at, last]);
@@ -76,8 +91,9 @@ export function ReplayPage({ id, at: start }) {
   return html`<main class=${`match replay game-${summary.game}`} data-replay data-at=${shown?.at ?? ""}>
     <header class="match-head">
       <h1>${gameName(summary.game)}: replay</h1>
-      <p><${Link} href=${`/matches/${id}`}>Back to the match<//> · ${shown?.you === null || shown?.you === undefined
-        ? "the public view" : `as ${names(shown.you)} saw it`}</p>
+      <p><${Link} href=${`/matches/${id}`}>Back to the match<//> · ${
+        shown?.you === null || shown?.you === undefined ? "the public view" : `as ${names(shown.you)} saw it`
+      }</p>
     </header>
     <div class="replay-controls" role="group" aria-label="Replay">
       <button type="button" data-step="-1" onClick=${() => step(-1)} disabled=${at <= 1} aria-label="Previous record">←</button>
@@ -90,14 +106,19 @@ export function ReplayPage({ id, at: start }) {
     <p class="record-now" aria-live="polite">${lines.length ? lines.join(" ") : line[at - 1]?.text}</p>
     ${shown?.result && html`<p class="result">${resultWords(shown.result, names)}</p>`}
     <div class="table">
-      <section class="board" aria-label="Board">
-        ${shown?.view && html`<${game.Board} view=${shown.view} state=${shown} summary=${summary} names=${names} moves=${[]}
-          selected=${null} onSelect=${noop} onMove=${noop} busy=${true} />`}
+      <section class="board" aria-label="Board" tabindex="0">
+        ${
+          shown?.view &&
+          html`<${game.Board} view=${shown.view} state=${shown} summary=${summary} names=${names} moves=${[]}
+          selected=${null} onSelect=${noop} onMove=${noop} busy=${true} />`
+        }
       </section>
       <aside class="panel" aria-label="Timeline">
         <h2>Timeline</h2>
-        <ol class="timeline">${line.slice(Math.max(0, at - 6), at + 5).map((e) => html`<li key=${e.seq}
-          class=${e.seq === at ? "now" : ""}><button type="button" class="link" onClick=${() => setAt(e.seq)}>${e.seq}. ${entryWords(e, names)}</button></li>`)}</ol>
+        <ol class="timeline">${line.slice(Math.max(0, at - 6), at + 5).map(
+          (e) => html`<li key=${e.seq}
+          class=${e.seq === at ? "now" : ""}><button type="button" class="link" onClick=${() => setAt(e.seq)}>${e.seq}. ${entryWords(e, names)}</button></li>`,
+        )}</ol>
       </aside>
     </div>
   </main>`;

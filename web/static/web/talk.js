@@ -50,10 +50,15 @@ export function ChatPanel({ id, state, me, names }) {
     last.current = {};
     setMessages({});
     loadAll();
-    const onChat = (e) => { if (e.detail === id) loadAll(); };
+    const onChat = (e) => {
+      if (e.detail === id) loadAll();
+    };
     window.addEventListener("tabula:chat", onChat);
     const timer = setInterval(loadAll, 15000);
-    return () => { window.removeEventListener("tabula:chat", onChat); clearInterval(timer); };
+    return () => {
+      window.removeEventListener("tabula:chat", onChat);
+      clearInterval(timer);
+    };
   }, [id, channels.join(",")]);
 
   const list = messages[channel] || [];
@@ -73,41 +78,62 @@ export function ChatPanel({ id, state, me, names }) {
   const send = async (e) => {
     e.preventDefault();
     if (!text.trim()) return;
-    setBusy(true); setError(null);
+    setBusy(true);
+    setError(null);
     try {
       await post(`matches/${id}/chat`, { channel, text });
       setText("");
       await load(channel);
-    } catch (err) { setError(err); } finally { setBusy(false); }
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
   };
   const report = (m) => {
     const reason = window.prompt("Why report this message?");
-    if (reason) post(`matches/${id}/chat/${m.channel}/${m.seq}/report`, { reason }).then(() => setError(new Error("Reported: staff will look at it."))).catch(setError);
+    if (reason)
+      post(`matches/${id}/chat/${m.channel}/${m.seq}/report`, { reason })
+        .then(() => setError(new Error("Reported: staff will look at it.")))
+        .catch(setError);
   };
   const mayWrite = !(channel === "sealed" && ended) && !(channel === "table" && !seated && !ended);
 
   return html`<section class="chat" aria-labelledby="chat-h">
     <h2 id="chat-h"><button type="button" class="link" aria-expanded=${open} data-chat-toggle onClick=${() => setOpen(!open)}>
       Chat${total ? html` <span class="badge" data-unread=${total} aria-label=${`${total} unread`}>${total}</span>` : ""}</button></h2>
-    ${open && html`<div>
-      ${channels.length > 1 && html`<div role="tablist" class="tabs">${channels.map((ch) => html`<button type="button" role="tab" key=${ch}
-        aria-selected=${ch === channel} onClick=${() => setChannel(ch)}>${LABELS[ch]}${unread(ch) ? ` (${unread(ch)})` : ""}</button>`)}</div>`}
+    ${
+      open &&
+      html`<div>
+      ${
+        channels.length > 1 &&
+        html`<div role="tablist" class="tabs">${channels.map(
+          (ch) => html`<button type="button" role="tab" key=${ch}
+        aria-selected=${ch === channel} onClick=${() => setChannel(ch)}>${LABELS[ch]}${unread(ch) ? ` (${unread(ch)})` : ""}</button>`,
+        )}</div>`
+      }
       ${channel === "sealed" && !ended && html`<p class="muted">Sealed notes are yours alone until the match ends; then everyone reads them.</p>`}
       <ol class="messages" aria-live="polite" data-channel=${channel}>
         ${list.length === 0 && html`<li class="muted">No message yet.</li>`}
-        ${list.map((m) => html`<li key=${m.seq} data-seq=${m.seq}>
+        ${list.map(
+          (m) => html`<li key=${m.seq} data-seq=${m.seq}>
           <strong>${m.author}</strong>${m.seat !== null && names(m.seat) !== m.author ? html` <span class="muted">(${names(m.seat)})</span>` : ""}${m.to !== null ? html` <span class="muted">to ${names(m.to)}</span>` : ""}:${" "}
           ${m.hidden ? html`<em class="muted">hidden by a moderator</em>` : m.text}
           <span class="muted" title=${when(m.at)}> · ${new Date(m.at).toLocaleTimeString()}</span>
           ${m.author !== me && !m.hidden && html` <button type="button" class="link" onClick=${() => report(m)}>Report</button>`}
-        </li>`)}
+        </li>`,
+        )}
       </ol>
       <${ErrorNote} error=${error} onDismiss=${() => setError(null)} />
-      ${mayWrite && html`<form onSubmit=${send} class="say">
+      ${
+        mayWrite &&
+        html`<form onSubmit=${send} class="say">
         <label>Message <input name="chat" maxlength="1000" value=${text} onInput=${(e) => setText(e.target.value)} /></label>
         <button type="submit" disabled=${busy || !text.trim()}>Send</button>
-      </form>`}
-    </div>`}
+      </form>`
+      }
+    </div>`
+    }
   </section>`;
 }
 
@@ -118,11 +144,19 @@ export function NotesPanel({ id }) {
   const [loaded, setLoaded] = useState(false); // the box waits for the stored notes: typing first would lose them
   useEffect(() => {
     setLoaded(false);
-    get(`matches/${id}/notes`).then((n) => { setText(n.text); setSaved(n.updated_at); setLoaded(true); }).catch(setError);
+    get(`matches/${id}/notes`)
+      .then((n) => {
+        setText(n.text);
+        setSaved(n.updated_at);
+        setLoaded(true);
+      })
+      .catch(setError);
   }, [id]);
   const save = (e) => {
     e.preventDefault();
-    put(`matches/${id}/notes`, { text }).then((n) => setSaved(n.updated_at || "cleared")).catch(setError);
+    put(`matches/${id}/notes`, { text })
+      .then((n) => setSaved(n.updated_at || "cleared"))
+      .catch(setError);
   };
   return html`<section class="notes" aria-labelledby="notes-h">
     <h2 id="notes-h">My notes</h2>
@@ -144,12 +178,29 @@ export function NudgeButtons({ id, state, summary, names }) {
   // allows one nudge per turn and per day, and says so).
   const since = summary.awaited_since || {};
   const wait = Math.max(12 * 3600, 0.25 * (summary.time_control?.per_move_s || 0)) * 1000;
-  const targets = summary.seats.filter((s) => s.username && s.index !== state.you && state.awaiting.includes(s.index)
-    && !s.resigned && !s.away_until && since[String(s.index)] && Date.now() - new Date(since[String(s.index)]).getTime() >= wait);
+  const targets = summary.seats.filter(
+    (s) =>
+      s.username &&
+      s.index !== state.you &&
+      state.awaiting.includes(s.index) &&
+      !s.resigned &&
+      !s.away_until &&
+      since[String(s.index)] &&
+      Date.now() - new Date(since[String(s.index)]).getTime() >= wait,
+  );
   if (!targets.length) return null;
-  const nudge = (seat) => post(`matches/${id}/nudges`, { seat })
-    .then(() => setNote(`${names(seat)} has been reminded.`))
-    .catch((e) => setNote(e.code === "nudge_too_soon" ? `Too soon: you may nudge ${names(seat)} in ${Math.ceil(e.problem.retry_after / 3600)} h.` : e.message));
-  return html`<p class="nudges">${targets.map((s) => html`<button type="button" key=${s.index} data-nudge=${s.index}
-    onClick=${() => nudge(s.index)}>Nudge ${names(s.index)}</button> `)}${note && html`<span role="status">${note}</span>`}</p>`;
+  const nudge = (seat) =>
+    post(`matches/${id}/nudges`, { seat })
+      .then(() => setNote(`${names(seat)} has been reminded.`))
+      .catch((e) =>
+        setNote(
+          e.code === "nudge_too_soon"
+            ? `Too soon: you may nudge ${names(seat)} in ${Math.ceil(e.problem.retry_after / 3600)} h.`
+            : e.message,
+        ),
+      );
+  return html`<p class="nudges">${targets.map(
+    (s) => html`<button type="button" key=${s.index} data-nudge=${s.index}
+    onClick=${() => nudge(s.index)}>Nudge ${names(s.index)}</button> `,
+  )}${note && html`<span role="status">${note}</span>`}</p>`;
 }

@@ -11,7 +11,10 @@ function JoinButton({ t, me, onDone, onError }) {
   if (!me) return null;
   const act = (what) => {
     setBusy(true);
-    post(`tournaments/${t.id}/${what}`).then(onDone).catch(onError).finally(() => setBusy(false));
+    post(`tournaments/${t.id}/${what}`)
+      .then(onDone)
+      .catch(onError)
+      .finally(() => setBusy(false));
   };
   if (t.entered && (t.status === "open" || t.status === "running")) {
     return html`<button type="button" data-withdraw disabled=${busy} onClick=${() => act("withdraw")}>Withdraw</button>`;
@@ -47,16 +50,28 @@ function CreateTournament({ games, onCreated }) {
   const tableSize = format === "elimination" ? 2 : Math.min(Math.max(size, spec.min_players), spec.max_players);
   const submit = async (e) => {
     e.preventDefault();
-    setBusy(true); setError(null);
-    const body = { name, game, format, table_size: tableSize, max_players: max,
-      time_control: { per_move_s: Math.round(hours * 3600) }, entry };
+    setBusy(true);
+    setError(null);
+    const body = {
+      name,
+      game,
+      format,
+      table_size: tableSize,
+      max_players: max,
+      time_control: { per_move_s: Math.round(hours * 3600) },
+      entry,
+    };
     if (format === "swiss") body.rounds = rounds;
     if (entry === "invite") body.invite = invite.split(/[\s,]+/).filter(Boolean);
     try {
       const t = await post("tournaments", body);
       onCreated?.(t);
       navigate(`/tournaments/${t.id}`);
-    } catch (err) { setError(err); } finally { setBusy(false); }
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
   };
   return html`<form class="create stack" onSubmit=${submit} aria-labelledby="new-t-h">
     <h2 id="new-t-h">Create a tournament</h2>
@@ -76,8 +91,11 @@ function CreateTournament({ games, onCreated }) {
     <div><label for="t-max">Most players</label>
       <input id="t-max" type="number" min=${tableSize} max="256" value=${max} onInput=${(e) => setMax(Number(e.target.value))} />
       <small class="muted">It starts when full.</small></div>
-    ${format === "swiss" && html`<div><label for="t-rounds">Rounds</label>
-      <input id="t-rounds" type="number" min="1" max="50" value=${rounds} onInput=${(e) => setRounds(Number(e.target.value))} /></div>`}
+    ${
+      format === "swiss" &&
+      html`<div><label for="t-rounds">Rounds</label>
+      <input id="t-rounds" type="number" min="1" max="50" value=${rounds} onInput=${(e) => setRounds(Number(e.target.value))} /></div>`
+    }
     <div><label for="t-hours">Hours per move</label>
       <input id="t-hours" type="number" min="1" max="720" value=${hours} onInput=${(e) => setHours(Number(e.target.value))} />
       <small class="muted">A timeout forfeits; away does not stop tournament clocks.</small></div>
@@ -85,8 +103,11 @@ function CreateTournament({ games, onCreated }) {
       <select id="t-entry" value=${entry} onChange=${(e) => setEntry(e.target.value)}>
         <option value="open">Open to everyone</option><option value="invite">By invitation (private)</option>
       </select></div>
-    ${entry === "invite" && html`<div><label for="t-invite">Invite (usernames)</label>
-      <input id="t-invite" value=${invite} onInput=${(e) => setInvite(e.target.value)} /></div>`}
+    ${
+      entry === "invite" &&
+      html`<div><label for="t-invite">Invite (usernames)</label>
+      <input id="t-invite" value=${invite} onInput=${(e) => setInvite(e.target.value)} /></div>`
+    }
     <${ErrorNote} error=${error} onDismiss=${() => setError(null)} />
     <button type="submit" disabled=${busy}>Create tournament</button>
   </form>`;
@@ -99,28 +120,46 @@ export function TournamentsPage({ me }) {
   const [games, setGames] = useState(null);
   const [error, setError] = useState(null);
   const reload = () => {
-    get(`tournaments${status ? `?status=${status}` : ""}`).then((p) => setList(results(p))).catch(setError);
+    get(`tournaments${status ? `?status=${status}` : ""}`)
+      .then((p) => setList(results(p)))
+      .catch(setError);
     if (me) get("me/tournaments").then(setMine).catch(setError);
   };
   useEffect(reload, [status, me]);
-  useEffect(() => { get("games").then(setGames).catch(setError); }, []);
+  useEffect(() => {
+    get("games").then(setGames).catch(setError);
+  }, []);
   return html`<main class="tournaments">
     <h1>Tournaments</h1>
     <${ErrorNote} error=${error} onDismiss=${() => setError(null)} />
-    ${me && mine.length > 0 && html`<section aria-labelledby="mine-h"><h2 id="mine-h">Yours</h2>
-      <ul>${mine.map((t) => html`<li key=${t.id}><${Link} href=${`/tournaments/${t.id}`}>${t.name}<//> · ${STATUS[t.status]}
-        ${t.next_match && html` · <${Link} href=${`/matches/${t.next_match}`} data-next-match>your match<//>`}</li>`)}</ul>
-    </section>`}
+    ${
+      me &&
+      mine.length > 0 &&
+      html`<section aria-labelledby="mine-h"><h2 id="mine-h">Yours</h2>
+      <ul>${mine.map(
+        (t) => html`<li key=${t.id}><${Link} href=${`/tournaments/${t.id}`}>${t.name}<//> · ${STATUS[t.status]}
+        ${t.next_match && html` · <${Link} href=${`/matches/${t.next_match}`} data-next-match>your match<//>`}</li>`,
+      )}</ul>
+    </section>`
+    }
     <section aria-labelledby="all-h"><h2 id="all-h">All tournaments</h2>
       <label for="t-status">Show</label>
       <select id="t-status" value=${status} onChange=${(e) => setStatus(e.target.value)}>
         <option value="">all</option>${Object.entries(STATUS).map(([k, v]) => html`<option value=${k}>${v}</option>`)}
       </select>
-      ${list === null ? html`<p>Loading…</p>` : list.length === 0 ? html`<p class="muted">None yet.</p>`
-        : html`<ul class="matches">${list.map((t) => html`<${Row} key=${t.id} t=${t} me=${me} reload=${reload} setError=${setError} />`)}</ul>`}
+      ${
+        list === null
+          ? html`<p>Loading…</p>`
+          : list.length === 0
+            ? html`<p class="muted">None yet.</p>`
+            : html`<ul class="matches">${list.map((t) => html`<${Row} key=${t.id} t=${t} me=${me} reload=${reload} setError=${setError} />`)}</ul>`
+      }
     </section>
-    ${me && games ? html`<${CreateTournament} games=${games} />`
-      : !me && html`<p><${Link} href="/signin?next=/tournaments">Sign in<//> to create or join a tournament.</p>`}
+    ${
+      me && games
+        ? html`<${CreateTournament} games=${games} />`
+        : !me && html`<p><${Link} href="/signin?next=/tournaments">Sign in<//> to create or join a tournament.</p>`
+    }
   </main>`;
 }
 
@@ -129,25 +168,31 @@ function Standings({ rows, size }) {
   return html`<table class="standings" data-standings>
     <thead><tr><th>#</th><th>Player</th><th>Points</th><th title="Buchholz">Buchholz</th>
       <th title="Sonneborn–Berger">S–B</th><th>Played</th><th>Seats (1–${size})</th></tr></thead>
-    <tbody>${rows.map((r) => html`<tr key=${r.username} data-standing=${r.username}>
+    <tbody>${rows.map(
+      (r) => html`<tr key=${r.username} data-standing=${r.username}>
       <td>${r.rank}</td><td><${Link} href=${`/users/${r.username}`}>${r.username}<//>${r.withdrawn ? " (withdrawn)" : ""}</td>
       <td data-points>${r.points}</td><td>${r.buchholz}</td><td>${r.sonneborn_berger}</td><td>${r.played}</td>
-      <td>${r.seats.join(" / ")}</td></tr>`)}</tbody>
+      <td>${r.seats.join(" / ")}</td></tr>`,
+    )}</tbody>
   </table>`;
 }
 
 function RoundView({ id, number }) {
   const [r, setR] = useState(null);
   const [error, setError] = useState(null);
-  useEffect(() => { get(`tournaments/${id}/rounds/${number}`).then(setR).catch(setError); }, [id, number]);
+  useEffect(() => {
+    get(`tournaments/${id}/rounds/${number}`).then(setR).catch(setError);
+  }, [id, number]);
   if (error) return html`<${ErrorNote} error=${error} />`;
   if (!r) return html`<p>Loading round ${number}…</p>`;
   return html`<section data-round=${number} aria-label=${`Round ${number}`}>
     <h3>Round ${number}</h3>
     <p class="muted">Paired ${when(r.paired_at)} · deadline ${when(r.deadline)}${r.finished_at ? " · finished" : ""}</p>
-    <ol>${r.tables.map((tb) => html`<li key=${tb.index} data-table=${tb.index}>
+    <ol>${r.tables.map(
+      (tb) => html`<li key=${tb.index} data-table=${tb.index}>
       ${tb.seats.map((name, i) => html`${i ? ", " : ""}${name}${tb.points ? ` (${tb.points[i]})` : ""}`)}${" · "}<${Link} href=${`/matches/${tb.match}`}>${tb.status === "active" ? "watch" : "see"} the match<//>
-      ${tb.adjudicated ? " · adjudicated" : ""}</li>`)}</ol>
+      ${tb.adjudicated ? " · adjudicated" : ""}</li>`,
+    )}</ol>
     ${r.byes.length > 0 && html`<p>Byes: ${r.byes.map((b) => `${b.username} (${b.points})`).join(", ")}</p>`}
   </section>`;
 }
@@ -174,8 +219,11 @@ export function TournamentPage({ id, me }) {
     <p class="actions"><${JoinButton} t=${t} me=${me} onDone=${load} onError=${setError} />
       ${t.next_match && html` <${Link} href=${`/matches/${t.next_match}`} data-next-match>Your match<//>`}</p>
     <section aria-labelledby="standings-h"><h2 id="standings-h">Standings</h2><${Standings} rows=${rows} size=${t.table_size} /></section>
-    ${rounds.length > 0 && html`<section aria-labelledby="rounds-h"><h2 id="rounds-h">Rounds</h2>
-      ${rounds.map((n) => html`<${RoundView} key=${n} id=${id} number=${n} />`)}</section>`}
+    ${
+      rounds.length > 0 &&
+      html`<section aria-labelledby="rounds-h"><h2 id="rounds-h">Rounds</h2>
+      ${rounds.map((n) => html`<${RoundView} key=${n} id=${id} number=${n} />`)}</section>`
+    }
     ${t.status === "open" && html`<section><h2>Entrants</h2><ul>${t.entrants.map((e) => html`<li key=${e.username}>${e.username}</li>`)}</ul></section>`}
   </main>`;
 }

@@ -1,5 +1,13 @@
 // Shared bits: the Preact + htm binding, routing, time formatting, small components.
-export { html, render, useState, useEffect, useRef, useCallback, useMemo } from "./vendor/htm-preact-standalone-3.1.1.js";
+export {
+  html,
+  render,
+  useState,
+  useEffect,
+  useRef,
+  useCallback,
+  useMemo,
+} from "./vendor/htm-preact-standalone-3.1.1.js";
 import { html, useEffect, useState } from "./vendor/htm-preact-standalone-3.1.1.js";
 
 export function navigate(path, { replace = false } = {}) {
@@ -17,7 +25,10 @@ export function usePath() {
     const update = () => setWhere({ path: location.pathname, search: location.search });
     window.addEventListener("popstate", update);
     window.addEventListener("tabula:navigate", update);
-    return () => { window.removeEventListener("popstate", update); window.removeEventListener("tabula:navigate", update); };
+    return () => {
+      window.removeEventListener("popstate", update);
+      window.removeEventListener("tabula:navigate", update);
+    };
   }, []);
   return path;
 }
@@ -34,16 +45,22 @@ export function Link({ href, children, ...rest }) {
 // A clock that re-renders once a second.
 export function useNow(period = 1000) {
   const [now, setNow] = useState(Date.now());
-  useEffect(() => { const t = setInterval(() => setNow(Date.now()), period); return () => clearInterval(t); }, [period]);
+  useEffect(() => {
+    const t = setInterval(() => setNow(Date.now()), period);
+    return () => clearInterval(t);
+  }, [period]);
   return now;
 }
 
 export function left(deadline, now = Date.now()) {
   if (!deadline) return null;
   let s = Math.max(0, Math.round((new Date(deadline).getTime() - now) / 1000));
-  const d = Math.floor(s / 86400); s -= d * 86400;
-  const h = Math.floor(s / 3600); s -= h * 3600;
-  const m = Math.floor(s / 60); s -= m * 60;
+  const d = Math.floor(s / 86400);
+  s -= d * 86400;
+  const h = Math.floor(s / 3600);
+  s -= h * 3600;
+  const m = Math.floor(s / 60);
+  s -= m * 60;
   if (d) return `${d}d ${h}h`;
   if (h) return `${h}h ${String(m).padStart(2, "0")}m`;
   return `${m}:${String(s).padStart(2, "0")}`;
@@ -74,7 +91,8 @@ export function seatName(summary, seat) {
   return `Seat ${seat + 1} (free)`;
 }
 
-export const mySeat = (summary, username) => summary?.seats?.find((s) => s.username && s.username === username)?.index ?? null;
+export const mySeat = (summary, username) =>
+  summary?.seats?.find((s) => s.username && s.username === username)?.index ?? null;
 
 export function when(iso) {
   if (!iso) return "";
@@ -97,8 +115,13 @@ export function Pick({ id, moves, selected, onSelect, onMove, busy, describe, la
   return html`<span class="pick-wrap">
     <button type="button" class=${"pick" + (open ? " selected" : "")} data-select=${id} disabled=${busy} aria-expanded=${open}
       aria-label=${label} title=${label} onClick=${() => onSelect?.(open ? null : id)}>${children}</button>
-    ${open && html`<span class="pick-menu" role="menu" aria-label=${label}>${moves.map((m) => html`<button type="button" role="menuitem"
-      key=${JSON.stringify(m)} data-move=${JSON.stringify(m)} disabled=${busy} onClick=${() => onMove(m)}>${describe(m)}</button>`)}</span>`}
+    ${
+      open &&
+      html`<span class="pick-menu" role="menu" aria-label=${label}>${moves.map(
+        (m) => html`<button type="button" role="menuitem"
+      key=${JSON.stringify(m)} data-move=${JSON.stringify(m)} disabled=${busy} onClick=${() => onMove(m)}>${describe(m)}</button>`,
+      )}</span>`
+    }
   </span>`;
 }
 

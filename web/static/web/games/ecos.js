@@ -7,7 +7,21 @@ import { HexMenu, center, corners, parseKey, viewBox } from "./hex.js";
 const SIZE = 22;
 // Letters on coloured chips rather than emoji, so that every browser font draws them.
 const ELEMENT = { sun: "☀", water: "≈", grass: "♣", animal: "A", earth: "E", air: "~", fire: "F", wild: "✱" };
-const ANIMAL = { antelope: "An", bear: "Be", camel: "Ca", cheetah: "Ch", dolphin: "Do", eagle: "Ea", elephant: "El", goat: "Go", lion: "Li", manatee: "Ma", rabbit: "Ra", shark: "Sh", stork: "St" };
+const ANIMAL = {
+  antelope: "An",
+  bear: "Be",
+  camel: "Ca",
+  cheetah: "Ch",
+  dolphin: "Do",
+  eagle: "Ea",
+  elephant: "El",
+  goat: "Go",
+  lion: "Li",
+  manatee: "Ma",
+  rabbit: "Ra",
+  shark: "Sh",
+  stork: "St",
+};
 
 let catalogue = null;
 let loading = null;
@@ -15,7 +29,12 @@ function useCards() {
   const [cards, setCards] = useState(catalogue);
   useEffect(() => {
     if (catalogue) return;
-    loading = loading || get("games/ecos/components").then((c) => { catalogue = Object.fromEntries((c.cards || []).map((x) => [x.id, x])); return catalogue; });
+    loading =
+      loading ||
+      get("games/ecos/components").then((c) => {
+        catalogue = Object.fromEntries((c.cards || []).map((x) => [x.id, x]));
+        return catalogue;
+      });
     loading.then(setCards).catch(() => setCards({}));
   }, []);
   return cards || {};
@@ -49,8 +68,11 @@ function OfferCard({ id, cards }) {
   const c = cards[id];
   return html`<div class=${`ecos-card offer ${c?.back || ""}`}>
     <div class="name">${c?.name || id}</div>
-    ${c && html`<div class="slots">${c.slots.map((e, i) => html`<${Element} key=${i} e=${e} />`)}</div>
-      <div class="effect small">${c.effects.map(effectText).join("; ")}</div>`}
+    ${
+      c &&
+      html`<div class="slots">${c.slots.map((e, i) => html`<${Element} key=${i} e=${e} />`)}</div>
+      <div class="effect small">${c.effects.map(effectText).join("; ")}</div>`
+    }
   </div>`;
 }
 
@@ -58,13 +80,26 @@ function OfferCard({ id, cards }) {
 // keep), a hex of the map (an effect's choice), or the prompt itself (the dial, the ECO, stop, yes/no).
 function itemOf(m) {
   switch (m.type) {
-    case "respond": { const a = m.answers.find((x) => x.card); return a ? `card:${a.card}` : "prompt"; }
-    case "draft_pick": case "choose_active": return m.cards.length ? `card:${m.cards[0]}` : "prompt";
-    case "effect": { const c = m.choice || {}; const h = m.stop ? null : c.hex || c.from || c.tile; return h ? `hex:${h}` : "prompt"; }
-    case "dial_reward": return m.card ? `card:${m.card}` : "prompt";
-    case "gain_card": return m.source === "faceup" && m.card ? `card:${m.card}` : "prompt";
-    case "gain_card_keep": return m.card ? `card:${m.card}` : "prompt";
-    default: return "prompt";
+    case "respond": {
+      const a = m.answers.find((x) => x.card);
+      return a ? `card:${a.card}` : "prompt";
+    }
+    case "draft_pick":
+    case "choose_active":
+      return m.cards.length ? `card:${m.cards[0]}` : "prompt";
+    case "effect": {
+      const c = m.choice || {};
+      const h = m.stop ? null : c.hex || c.from || c.tile;
+      return h ? `hex:${h}` : "prompt";
+    }
+    case "dial_reward":
+      return m.card ? `card:${m.card}` : "prompt";
+    case "gain_card":
+      return m.source === "faceup" && m.card ? `card:${m.card}` : "prompt";
+    case "gain_card_keep":
+      return m.card ? `card:${m.card}` : "prompt";
+    default:
+      return "prompt";
   }
 }
 
@@ -72,13 +107,18 @@ function promptWords(view, names) {
   const p = view.prompt;
   if (!p) return view.result ? "The game is over." : "";
   const who = (p.seats || []).map(names).join(", ");
-  const words = {
-    respond: `Place a cube for ${(p.tokens || view.current_draw || []).join(" and ")}, or turn your dial`,
-    draft_pick: "Pick cards from your pack", choose_active: "Choose the cards for your tableau",
-    eco_confirm: "Resolve the ECO?", effect_choice: "Choose where the card's effect goes",
-    dial_gain_card: "Your dial reached 2: gain a card?", dial_reward: "Your dial reached 3: choose a reward",
-    gain_card_source: "Gain a card: from a deck or the face-up pool", gain_card_keep: "Keep one of the revealed cards",
-  }[p.type] || p.type.replaceAll("_", " ");
+  const words =
+    {
+      respond: `Place a cube for ${(p.tokens || view.current_draw || []).join(" and ")}, or turn your dial`,
+      draft_pick: "Pick cards from your pack",
+      choose_active: "Choose the cards for your tableau",
+      eco_confirm: "Resolve the ECO?",
+      effect_choice: "Choose where the card's effect goes",
+      dial_gain_card: "Your dial reached 2: gain a card?",
+      dial_reward: "Your dial reached 3: choose a reward",
+      gain_card_source: "Gain a card: from a deck or the face-up pool",
+      gain_card_keep: "Keep one of the revealed cards",
+    }[p.type] || p.type.replaceAll("_", " ");
   return `${words} (${who}).`;
 }
 
@@ -89,11 +129,17 @@ export function Board({ view, names, moves = [], onMove, busy, selected, onSelec
   const keys = Object.keys(map);
   const items = movesByItem(moves, itemOf);
   const describe = (m) => describeMove(m, view);
-  const pick = (id, label, face) => html`<${Pick} id=${id} moves=${items.get(id)} selected=${selected} onSelect=${onSelect}
+  const pick = (
+    id,
+    label,
+    face,
+  ) => html`<${Pick} id=${id} moves=${items.get(id)} selected=${selected} onSelect=${onSelect}
     onMove=${onMove} busy=${busy} describe=${describe} label=${label}>${face}<//>`;
   const mine = new Set(((view.seats || []).find((s) => s.seat === view.you)?.tableau || []).map((e) => e.card));
   // Cards a move names that are not in my tableau: shown on offer, each with its moves.
-  const offered = [...items.keys()].filter((k) => k.startsWith("card:") && !mine.has(k.slice(5))).map((k) => k.slice(5));
+  const offered = [...items.keys()]
+    .filter((k) => k.startsWith("card:") && !mine.has(k.slice(5)))
+    .map((k) => k.slice(5));
   const hexMoves = (k) => items.get(`hex:${k}`);
   // A new tile goes where no tile is yet: those places are drawn too, dashed, with their coordinates.
   const ghosts = [...items.keys()].filter((k) => k.startsWith("hex:") && !map[k.slice(4)]).map((k) => k.slice(4));
@@ -116,11 +162,23 @@ export function Board({ view, names, moves = [], onMove, busy, selected, onSelec
         const [x, y] = center(...parseKey(k), SIZE);
         const here = hexMoves(k);
         const one = here?.length === 1 ? here[0] : null;
-        const act = here && !busy ? () => (one ? onMove(one) : onSelect?.(selected === `hex:${k}` ? null : `hex:${k}`)) : undefined;
+        const act =
+          here && !busy
+            ? () => (one ? onMove(one) : onSelect?.(selected === `hex:${k}` ? null : `hex:${k}`))
+            : undefined;
         return html`<g key=${k} class=${`tile ${t.terrain}${here ? " choosable" : ""}${selected === `hex:${k}` ? " selected" : ""}${changed.has(k) ? " last-move" : ""}`}
             data-select=${here ? `hex:${k}` : undefined} data-move=${one ? JSON.stringify(one) : undefined}
             role=${here ? "button" : undefined} tabindex=${here ? 0 : undefined} aria-label=${here ? (one ? describe(one) : `Choices at ${k}`) : undefined}
-            onClick=${act} onKeyDown=${act ? (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); act(); } } : undefined}>
+            onClick=${act} onKeyDown=${
+              act
+                ? (e) => {
+                    if (e.key === "Enter" || e.key === " ") {
+                      e.preventDefault();
+                      act();
+                    }
+                  }
+                : undefined
+            }>
           <title>${`${k}: ${t.terrain}${t.mountain ? ", mountain" : ""}${t.forests ? `, ${t.forests} forest(s)` : ""}${t.animal ? `, ${t.animal}` : ""}`}</title>
           <polygon points=${corners(x, y, SIZE - 0.8)} />
           ${t.mountain && html`<polygon class="mountain" points=${`${x - 13},${y - 1} ${x - 7},${y - 12} ${x - 1},${y - 1}`} />`}
@@ -131,12 +189,18 @@ export function Board({ view, names, moves = [], onMove, busy, selected, onSelec
       })}
     </svg>
     <${HexMenu} id=${selected} moves=${selected?.startsWith("hex:") ? items.get(selected) : null} describe=${describe} onMove=${onMove} busy=${busy} />
-    <div class="tableaux">${(view.seats || []).map((s) => html`<section key=${s.seat} class=${"tableau" + (s.seat === view.you ? " mine" : "")} aria-label=${`${names(s.seat)}'s tableau`}>
+    <div class="tableaux">${(view.seats || []).map(
+      (
+        s,
+      ) => html`<section key=${s.seat} class=${"tableau" + (s.seat === view.you ? " mine" : "")} aria-label=${`${names(s.seat)}'s tableau`}>
       <h3>${names(s.seat)}: ${s.score} points <span class="muted">· ${s.energy_available} cubes · dial ${s.dial}/3${s.status !== "active" ? ` · ${s.status}` : ""}</span></h3>
-      <div class="cards">${(s.tableau || []).map((entry, i) => (s.seat === view.you
-        ? html`<span key=${i}>${pick(`card:${entry.card}`, `Moves with ${cardName(entry.card)}`, html`<${TableauCard} entry=${entry} cards=${cards} />`)}</span>`
-        : html`<${TableauCard} key=${i} entry=${entry} cards=${cards} />`))}</div>
-    </section>`)}</div>
+      <div class="cards">${(s.tableau || []).map((entry, i) =>
+        s.seat === view.you
+          ? html`<span key=${i}>${pick(`card:${entry.card}`, `Moves with ${cardName(entry.card)}`, html`<${TableauCard} entry=${entry} cards=${cards} />`)}</span>`
+          : html`<${TableauCard} key=${i} entry=${entry} cards=${cards} />`,
+      )}</div>
+    </section>`,
+    )}</div>
     ${view.hand?.length ? html`<div class="muted">Your hand: ${view.hand.map((id) => cards[id]?.name || id).join(", ")}</div>` : ""}
   </div>`;
 }
@@ -159,16 +223,31 @@ function choiceWords(c) {
 
 export function describeMove(m, view) {
   switch (m.type) {
-    case "respond": return m.answers.map((a) => answerWords(a, view)).join("; ").replace(/^./, (x) => x.toUpperCase());
-    case "draft_pick": return `Pick ${m.cards.map(cardName).join(", ")}`;
-    case "choose_active": return `Put ${m.cards.map(cardName).join(", ")} in play`;
-    case "eco": return m.resolve ? "Resolve the ECO" : "Take the cube back and turn the dial";
-    case "effect": return m.stop ? "Stop here" : `Choose ${choiceWords(m.choice)}`;
-    case "dial_gain_card": return m.accept ? "Gain a card (dial back to 0)" : "No card";
-    case "dial_reward": return m.reward === "energy" ? "Take an energy cube" : `Play ${cardName(m.card)} from your hand`;
-    case "gain_card": return m.source === "faceup" ? `Take ${cardName(m.card)} from the face-up pool` : `Reveal the top ${m.from.join(" and ")} cards`;
-    case "gain_card_keep": return `Keep ${cardName(m.card)}`;
-    default: return JSON.stringify(m);
+    case "respond":
+      return m.answers
+        .map((a) => answerWords(a, view))
+        .join("; ")
+        .replace(/^./, (x) => x.toUpperCase());
+    case "draft_pick":
+      return `Pick ${m.cards.map(cardName).join(", ")}`;
+    case "choose_active":
+      return `Put ${m.cards.map(cardName).join(", ")} in play`;
+    case "eco":
+      return m.resolve ? "Resolve the ECO" : "Take the cube back and turn the dial";
+    case "effect":
+      return m.stop ? "Stop here" : `Choose ${choiceWords(m.choice)}`;
+    case "dial_gain_card":
+      return m.accept ? "Gain a card (dial back to 0)" : "No card";
+    case "dial_reward":
+      return m.reward === "energy" ? "Take an energy cube" : `Play ${cardName(m.card)} from your hand`;
+    case "gain_card":
+      return m.source === "faceup"
+        ? `Take ${cardName(m.card)} from the face-up pool`
+        : `Reveal the top ${m.from.join(" and ")} cards`;
+    case "gain_card_keep":
+      return `Keep ${cardName(m.card)}`;
+    default:
+      return JSON.stringify(m);
   }
 }
 
@@ -180,53 +259,101 @@ export function describeEffect(e, n) {
   const who = d.seat !== undefined && d.seat !== null ? n(d.seat) : "Someone";
   const card = d.card ? cardName(d.card) : "a card";
   switch (e.kind) {
-    case "game_started": return `The game started; ${n(d.harbinger)} is the harbinger.`;
-    case "hand_dealt": return `You were dealt ${plural((d.cards || []).length, "card")}.`;
-    case "pack_received": return `You received a pack of ${plural((d.cards || []).length, "card")}.`;
-    case "draft_picked": return `${who} picked ${d.cards ? d.cards.map(cardName).join(" and ") : "from their pack"}.`;
-    case "draft_passed": return `The ${BACK[d.back] || d.back} packs were passed to the ${d.direction}.`;
-    case "draft_ended": return `The ${BACK[d.back] || d.back} draft ended.`;
-    case "active_chosen": return `${who} put ${(d.cards || []).map(cardName).join(" and ") || "their cards"} in play.`;
-    case "round_started": return `Round ${d.round} started; ${n(d.harbinger)} is the harbinger.`;
-    case "tokens_drawn": case "drawn": return `Drawn from the bag: ${(d.tokens || []).join(", ")}.`;
-    case "respond_answered": return `${who} answered${d.replacement ? " again" : ""}.`;
-    case "respond_answer": return null;
-    case "respond_closed": return "Every player has answered: the answers are revealed.";
-    case "auto_rotated": return `${who} had no place for ${(d.tokens || []).join(" and ")}: their dial turned.`;
-    case "cube_placed": return `${who} placed a cube on ${card}, slot ${(d.slot ?? 0) + 1}${d.from ? ` (moved from ${cardName(d.from.card)})` : ""}.`;
-    case "dial_rotated": return `${who}'s dial turned to ${d.dial}.`;
-    case "dial_reset": return `${who}'s dial went back to 0.`;
-    case "dial_gain_declined": return `${who} took no card.`;
-    case "dial_reward": return d.reward === "energy" ? `${who} took an energy cube.` : `${who} played ${card} from their hand.`;
-    case "dial_reward_none": return `${who} had no reward to take.`;
-    case "eco": return `${who} resolved the ECO on ${card}${d.cubes_returned ? ` and took back ${plural(d.cubes_returned, "cube")}` : ""}.`;
-    case "eco_retracted": return `${who} took the cube back from ${card}.`;
-    case "card_used": return `${card} was used (${plural(d.uses_left ?? 0, "use")} left).`;
-    case "card_discarded": return `${who}'s ${card} was used up and discarded.`;
-    case "scored": return `${who} scored ${d.vp} with ${card} (now ${d.score}).`;
-    case "energy_gained": return `${who} gained ${plural(d.count ?? 1, "energy cube")}.`;
-    case "tile_added": return `A ${d.terrain} tile was added at ${d.hex}.`;
-    case "tile_flipped": return `The tile at ${d.tile} turned from ${d.from} to ${d.to}.`;
-    case "tile_converted": return `The tile at ${d.tile} became ${d.to}.`;
-    case "mountain_added": return `A mountain rose at ${d.tile}.`;
-    case "forest_added": return `A forest grew at ${d.tile}.`;
-    case "forest_removed": return `A forest was cleared at ${d.tile}.`;
-    case "animal_added": return `A ${d.species} arrived at ${d.tile}.`;
-    case "animal_moved": return `The ${d.species} moved from ${d.from} to ${d.to}.`;
-    case "animal_removed": return `The ${d.species} left ${d.tile}.`;
-    case "step_no_target": return `${card}'s effect had nowhere to go.`;
-    case "step_stopped": return `${who} stopped ${card}'s effect there.`;
-    case "cards_revealed": return `${who} revealed ${d.cards ? d.cards.map(cardName).join(" and ") : plural((d.backs || []).length, "card")}.`;
-    case "card_kept": return `${who} kept ${d.card ? card : `a ${d.back} card`}.`;
-    case "card_taken": return `${who} took ${card} from the face-up pool.`;
-    case "faceup_added": return `${card} joined the face-up pool.`;
-    case "deck_rebuilt": return `The ${d.back} deck was reshuffled (${plural(d.size ?? 0, "card")}).`;
-    case "gain_nothing": return `${who} gained no card: none was left.`;
-    case "tiebreak_started": return `A tie: tiebreak draws begin between ${(d.tied || []).map(n).join(" and ")}.`;
-    case "round_ended": return `Round ${d.round ?? ""} ended.`;
-    case "seat_resigned": return `${who} resigned.`;
-    case "game_ended": return "The game ended.";
-    default: return `${who}: ${e.kind.replaceAll("_", " ")}${d.card ? ` (${card})` : ""}.`;
+    case "game_started":
+      return `The game started; ${n(d.harbinger)} is the harbinger.`;
+    case "hand_dealt":
+      return `You were dealt ${plural((d.cards || []).length, "card")}.`;
+    case "pack_received":
+      return `You received a pack of ${plural((d.cards || []).length, "card")}.`;
+    case "draft_picked":
+      return `${who} picked ${d.cards ? d.cards.map(cardName).join(" and ") : "from their pack"}.`;
+    case "draft_passed":
+      return `The ${BACK[d.back] || d.back} packs were passed to the ${d.direction}.`;
+    case "draft_ended":
+      return `The ${BACK[d.back] || d.back} draft ended.`;
+    case "active_chosen":
+      return `${who} put ${(d.cards || []).map(cardName).join(" and ") || "their cards"} in play.`;
+    case "round_started":
+      return `Round ${d.round} started; ${n(d.harbinger)} is the harbinger.`;
+    case "tokens_drawn":
+    case "drawn":
+      return `Drawn from the bag: ${(d.tokens || []).join(", ")}.`;
+    case "respond_answered":
+      return `${who} answered${d.replacement ? " again" : ""}.`;
+    case "respond_answer":
+      return null;
+    case "respond_closed":
+      return "Every player has answered: the answers are revealed.";
+    case "auto_rotated":
+      return `${who} had no place for ${(d.tokens || []).join(" and ")}: their dial turned.`;
+    case "cube_placed":
+      return `${who} placed a cube on ${card}, slot ${(d.slot ?? 0) + 1}${d.from ? ` (moved from ${cardName(d.from.card)})` : ""}.`;
+    case "dial_rotated":
+      return `${who}'s dial turned to ${d.dial}.`;
+    case "dial_reset":
+      return `${who}'s dial went back to 0.`;
+    case "dial_gain_declined":
+      return `${who} took no card.`;
+    case "dial_reward":
+      return d.reward === "energy" ? `${who} took an energy cube.` : `${who} played ${card} from their hand.`;
+    case "dial_reward_none":
+      return `${who} had no reward to take.`;
+    case "eco":
+      return `${who} resolved the ECO on ${card}${d.cubes_returned ? ` and took back ${plural(d.cubes_returned, "cube")}` : ""}.`;
+    case "eco_retracted":
+      return `${who} took the cube back from ${card}.`;
+    case "card_used":
+      return `${card} was used (${plural(d.uses_left ?? 0, "use")} left).`;
+    case "card_discarded":
+      return `${who}'s ${card} was used up and discarded.`;
+    case "scored":
+      return `${who} scored ${d.vp} with ${card} (now ${d.score}).`;
+    case "energy_gained":
+      return `${who} gained ${plural(d.count ?? 1, "energy cube")}.`;
+    case "tile_added":
+      return `A ${d.terrain} tile was added at ${d.hex}.`;
+    case "tile_flipped":
+      return `The tile at ${d.tile} turned from ${d.from} to ${d.to}.`;
+    case "tile_converted":
+      return `The tile at ${d.tile} became ${d.to}.`;
+    case "mountain_added":
+      return `A mountain rose at ${d.tile}.`;
+    case "forest_added":
+      return `A forest grew at ${d.tile}.`;
+    case "forest_removed":
+      return `A forest was cleared at ${d.tile}.`;
+    case "animal_added":
+      return `A ${d.species} arrived at ${d.tile}.`;
+    case "animal_moved":
+      return `The ${d.species} moved from ${d.from} to ${d.to}.`;
+    case "animal_removed":
+      return `The ${d.species} left ${d.tile}.`;
+    case "step_no_target":
+      return `${card}'s effect had nowhere to go.`;
+    case "step_stopped":
+      return `${who} stopped ${card}'s effect there.`;
+    case "cards_revealed":
+      return `${who} revealed ${d.cards ? d.cards.map(cardName).join(" and ") : plural((d.backs || []).length, "card")}.`;
+    case "card_kept":
+      return `${who} kept ${d.card ? card : `a ${d.back} card`}.`;
+    case "card_taken":
+      return `${who} took ${card} from the face-up pool.`;
+    case "faceup_added":
+      return `${card} joined the face-up pool.`;
+    case "deck_rebuilt":
+      return `The ${d.back} deck was reshuffled (${plural(d.size ?? 0, "card")}).`;
+    case "gain_nothing":
+      return `${who} gained no card: none was left.`;
+    case "tiebreak_started":
+      return `A tie: tiebreak draws begin between ${(d.tied || []).map(n).join(" and ")}.`;
+    case "round_ended":
+      return `Round ${d.round ?? ""} ended.`;
+    case "seat_resigned":
+      return `${who} resigned.`;
+    case "game_ended":
+      return "The game ended.";
+    default:
+      return `${who}: ${e.kind.replaceAll("_", " ")}${d.card ? ` (${card})` : ""}.`;
   }
 }
 
@@ -235,7 +362,8 @@ export function touched(record) {
   const out = new Set();
   for (const e of record?.data?.effects || []) {
     const d = e.data || {};
-    for (const k of [d.hex, d.tile, e.kind === "animal_moved" ? d.from : null, e.kind === "animal_moved" ? d.to : null]) if (k) out.add(k);
+    for (const k of [d.hex, d.tile, e.kind === "animal_moved" ? d.from : null, e.kind === "animal_moved" ? d.to : null])
+      if (k) out.add(k);
   }
   return out;
 }

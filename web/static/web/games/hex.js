@@ -2,7 +2,9 @@
 import { html } from "../ui.js";
 export const SQRT3 = Math.sqrt(3);
 export const parseKey = (k) => k.split(",").map(Number);
-export function center(q, r, size) { return [size * SQRT3 * (q + r / 2), size * 1.5 * r]; }
+export function center(q, r, size) {
+  return [size * SQRT3 * (q + r / 2), size * 1.5 * r];
+}
 export function corners(x, y, size) {
   const pts = [];
   for (let i = 0; i < 6; i++) {
@@ -12,10 +14,16 @@ export function corners(x, y, size) {
   return pts.join(" ");
 }
 export function viewBox(keys, size) {
-  let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+  let x0 = Infinity,
+    y0 = Infinity,
+    x1 = -Infinity,
+    y1 = -Infinity;
   for (const k of keys) {
     const [x, y] = center(...parseKey(k), size);
-    x0 = Math.min(x0, x - size); y0 = Math.min(y0, y - size); x1 = Math.max(x1, x + size); y1 = Math.max(y1, y + size);
+    x0 = Math.min(x0, x - size);
+    y0 = Math.min(y0, y - size);
+    x1 = Math.max(x1, x + size);
+    y1 = Math.max(y1, y + size);
   }
   if (!Number.isFinite(x0)) return "0 0 10 10";
   return `${(x0 - 2).toFixed(1)} ${(y0 - 2).toFixed(1)} ${(x1 - x0 + 4).toFixed(1)} ${(y1 - y0 + 4).toFixed(1)}`;
@@ -26,7 +34,9 @@ export function viewBox(keys, size) {
 export function HexMenu({ id, moves, describe, onMove, busy }) {
   if (!id || !moves || moves.length < 2) return null;
   return html`<div class="pick-menu hex-menu" role="menu" aria-label=${`Choices at ${id.replace(/^hex:/, "")}`}>
-    ${moves.map((m) => html`<button type="button" role="menuitem" key=${JSON.stringify(m)} data-move=${JSON.stringify(m)}
-      disabled=${busy} onClick=${() => onMove(m)}>${describe(m)}</button>`)}
+    ${moves.map(
+      (m) => html`<button type="button" role="menuitem" key=${JSON.stringify(m)} data-move=${JSON.stringify(m)}
+      disabled=${busy} onClick=${() => onMove(m)}>${describe(m)}</button>`,
+    )}
   </div>`;
 }
