@@ -174,29 +174,37 @@ def clock_low_scan(now: datetime | None = None) -> int:
 
 
 def turns(user: Any) -> list[dict[str, Any]]:
-    """The matches in which ``user`` has something to do now: the nearest deadline first, then the longest wait."""
-    seats = Seat.objects.filter(user=user, match__status=Match.Status.ACTIVE, resigned=False, bot="").select_related(
-        "match"
+    """The matches in which ``user`` has something to do now: the nearest deadline first, then the longest wait.
+
+    Only the caller's own seats in active matches are read, and of them only the columns the answer
+    shows (no match row, no jsonb but `awaiting`)."""
+    rows = Seat.objects.filter(user=user, match__status=Match.Status.ACTIVE, resigned=False, bot="").values_list(
+        "index",
+        "deadline",
+        "match_id",
+        "match__game",
+        "match__version",
+        "match__awaiting",
+        "match__timer_deadline",
+        "match__updated_at",
     )
-    out = []
-    for seat in seats:
-        match = seat.match
-        if seat.index not in (match.awaiting or []):
-            continue
-        due = seat.deadline or match.timer_deadline
-        out.append((due, match.updated_at, match, seat))
+    out = [
+        (deadline or timer, updated, match_id, game, version, index)
+        for index, deadline, match_id, game, version, awaiting, timer, updated in rows
+        if index in (awaiting or [])
+    ]
     far = timezone.now().replace(year=9999)
     out.sort(key=lambda t: (t[0] or far, t[1]))
     return [
         {
-            "match": m.id,
-            "game": m.game,
-            "version": m.version,
-            "seat": s.index,
-            "deadline": d.isoformat() if d else None,
-            "waiting_since": u.isoformat(),
+            "match": match_id,
+            "game": game,
+            "version": version,
+            "seat": index,
+            "deadline": due.isoformat() if due else None,
+            "waiting_since": updated.isoformat(),
         }
-        for d, u, m, s in out
+        for due, updated, match_id, game, version, index in out
     ]
 
 

@@ -7,7 +7,7 @@ from urllib.parse import urlencode
 
 import django_filters
 from django.conf import settings
-from django.db.models import Count, F, OuterRef, QuerySet, Subquery
+from django.db.models import Count, Exists, F, OuterRef, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
@@ -127,7 +127,8 @@ class MatchFilter(django_filters.FilterSet):
         return qs.filter(private=False, status=Match.Status.ACTIVE).exclude(seats__user=self.request.user)
 
     def filter_mine(self, qs: QuerySet[Match], name: str, value: bool) -> QuerySet[Match]:
-        return qs.filter(seats__user=self.request.user).distinct() if value else qs
+        # A semi-join (EXISTS): no DISTINCT over whole match rows, jsonb columns included.
+        return qs.filter(Exists(Seat.objects.filter(match=OuterRef("pk"), user=self.request.user))) if value else qs
 
     def filter_joinable(self, qs: QuerySet[Match], name: str, value: bool) -> QuerySet[Match]:
         if not value:

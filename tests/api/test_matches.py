@@ -394,3 +394,18 @@ def test_an_idempotent_row_without_bytes_still_replays(active, players):
     IdempotentRequest.objects.filter(key="k-old").update(content=None, content_type="")  # a row from before
     retry = move(players["alice"], active, 1, v, **{"Idempotency-Key": "k-old"})
     assert retry.status_code == 201 and retry.json() == first.json()
+
+
+def test_my_matches_are_found_by_a_semi_join_not_a_distinct_over_match_rows(toy_game, players):
+    """`matches?mine=true` (issue 31): EXISTS on the caller's seats, no DISTINCT over whole match rows
+    (jsonb included), and each match once."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    alice = players["alice"]
+    made = {alice.post("/api/v1/matches", {"game": "toy", "players": 2}, format="json").json()["id"] for _ in range(3)}
+    with CaptureQueriesContext(connection) as queries:
+        answer = alice.get("/api/v1/matches?mine=true").json()
+    assert {m["id"] for m in answer["results"]} >= made and answer["count"] == len(answer["results"])
+    listing = [q["sql"] for q in queries.captured_queries if 'FROM "games_match"' in q["sql"] and "LIMIT" in q["sql"]]
+    assert listing and all("DISTINCT" not in sql.upper() and "EXISTS" in sql.upper() for sql in listing), listing
