@@ -82,18 +82,7 @@ def state_at(match: Match, seq: int) -> Any:
     nearest snapshot at or before ``seq`` (or the cached latest state, when that is where ``seq``
     is), so stepping through a long match folds a few records a step, not the whole log. Snapshots
     are kept once the reading transaction commits: only committed records ever make one."""
-    since, state = 0, None
-    with _cache_lock:
-        latest = _cache.get(match.id)
-        if latest is not None and latest[0] == seq:
-            return latest[1]
-        for k in range(seq, max(0, seq - SNAPSHOT_EVERY) - 1, -1):
-            if (match.id, k) in _snapshots:
-                since, state = k, _snapshots[(match.id, k)]
-                _snapshots.move_to_end((match.id, k))
-                break
-        if since == 0 and latest is not None and latest[0] < seq:
-            since, state = latest
+    since, state = _nearest(match, seq)
     if since == seq and since:
         return state
     rows = (
@@ -101,6 +90,39 @@ def state_at(match: Match, seq: int) -> Any:
         .order_by("seq")
         .values_list("seq", "type", "seat", "move")
     )
+    return _fold(match, seq, since, state, rows)
+
+
+def state_and_record_at(match: Match, seq: int) -> tuple[Any, Record | None]:
+    """`state_at` and record ``seq`` itself (a replay step shows both), in one query: the records
+    folded and the one shown come in the same read."""
+    since, state = _nearest(match, seq)
+    if since == seq and since:
+        return state, Record.objects.filter(match_id=match.id, seq=seq).first()
+    rows = list(Record.objects.filter(match_id=match.id, seq__gt=since, seq__lte=seq).order_by("seq"))
+    last = rows[-1] if rows and rows[-1].seq == seq else None
+    return _fold(match, seq, since, state, [(r.seq, r.type, r.seat, r.move) for r in rows]), last
+
+
+def _nearest(match: Match, seq: int) -> tuple[int, Any]:
+    """The latest state this process holds at or before record ``seq``: (its seq, the state), or (0, None)."""
+    since, state = 0, None
+    with _cache_lock:
+        latest = _cache.get(match.id)
+        if latest is not None and latest[0] == seq:
+            return latest
+        for k in range(seq, max(0, seq - SNAPSHOT_EVERY) - 1, -1):
+            if (match.id, k) in _snapshots:
+                since, state = k, _snapshots[(match.id, k)]
+                _snapshots.move_to_end((match.id, k))
+                break
+        if since == 0 and latest is not None and latest[0] < seq:
+            since, state = latest
+    return since, state
+
+
+def _fold(match: Match, seq: int, since: int, state: Any, rows: Any) -> Any:
+    """Records ``(seq, type, seat, move)`` after ``since`` folded onto ``state``; snapshots kept on commit."""
     keep: list[tuple[int, Any]] = []
     for number, *row in rows:
         state = replay(match, [row], state)

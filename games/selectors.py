@@ -191,12 +191,11 @@ def replay_at_view(match: Match, at: int, seat: int | None) -> dict[str, Any]:
     """``GET state?at=``: the state as ``seat`` (None: a spectator) saw it just after record ``at``.
     Computed from the state of that moment, so a later reveal never shows backwards; no legal
     moves, no clocks (the past cannot be played). The record itself comes as ``seat`` sees it."""
-    record = Record.objects.filter(match_id=match.id, seq=at).first()
+    rules = replay.rules_for(match)
+    state, record = replay.state_and_record_at(match, at)
     if record is None:
         raise NotFound(f"This match has no record {at}.")
     ended = record if record.type in ENDINGS else None  # such a record is always a match's last
-    rules = replay.rules_for(match)
-    state = replay.state_at(match, at)
     outcome = rules.outcome(state) if state is not None else None
     status, result = Match.Status.ACTIVE, None
     if state is None:
