@@ -68,3 +68,46 @@ def test_the_match_page_shows_what_happened_since_my_last_move(page, make_user):
     page.goto(f"/matches/{match.id}")
     page.locator("[data-since] li").first.wait_for()
     shoot(page, "since-your-last")
+
+
+def test_the_account_settings_e_mail_tokens_password_blocks_and_deleting(page, make_user):
+    """Issue 32's settings page: everything about the account in one place, each change stored."""
+    from accounts.models import ApiToken
+    from circles import services as circles
+
+    make_user("troll")
+    sign_up(page, "cat")
+    cat = User.objects.get(username="cat")
+    circles.block(cat, "troll", "all")
+    page.goto("/settings")
+
+    page.get_by_label("E-mail", exact=True).fill("cat@example.org")
+    page.get_by_role("button", name="Save e-mail").click()
+    page.locator("[data-email-saved]").wait_for()
+    assert User.objects.get(username="cat").email == "cat@example.org"
+
+    before = ApiToken.objects.filter(user=cat).count()
+    page.get_by_label("Label").fill("my script")
+    page.get_by_role("button", name="Create a token").click()
+    key = page.locator("[data-new-token] code").inner_text()
+    assert len(key) >= 20 and ApiToken.objects.filter(user=cat).count() == before + 1
+    made = ApiToken.objects.get(user=cat, label="my script")
+    page.locator(f"[data-token='{made.id}'] button", has_text="Revoke").click()
+    page.locator(f"[data-token='{made.id}']").wait_for(state="detached")
+    assert not ApiToken.objects.filter(pk=made.pk).exists()
+
+    page.get_by_label("Current password").fill("a-long-passphrase-9")
+    page.get_by_label("New password").fill("another-passphrase-7")
+    page.get_by_role("button", name="Change password").click()
+    page.locator("[data-password-changed]").wait_for()
+    assert User.objects.get(username="cat").check_password("another-passphrase-7")
+
+    page.locator("[data-blocked='troll']").get_by_role("button", name="Unblock").click()
+    page.get_by_text("Nobody. Block a player from their profile.").wait_for()
+
+    delete = page.get_by_role("button", name="Delete my account")
+    assert delete.is_disabled()  # until the username is typed
+    page.get_by_label("Type your username to confirm").fill("cat")
+    delete.click()
+    page.get_by_role("link", name="Sign in").first.wait_for()
+    assert User.objects.get(pk=cat.pk).deleted_at is not None

@@ -1,6 +1,8 @@
 // Settings (issue 28): notices on this device (Web Push, through the service worker sw.js), which
-// channel carries each kind of notice, quiet hours in one's time zone, and the e-mail digest.
+// channel carries each kind of notice, quiet hours in one's time zone, and the e-mail digest; then
+// the account (account.js): e-mail, away, password, tokens, blocks, deleting it.
 import { del, get, patch, post } from "./api.js";
+import { AccountPanels } from "./account.js";
 import { ErrorNote, html, useEffect, useRef, useState, when } from "./ui.js";
 
 const CHANNELS = [
@@ -192,5 +194,9 @@ export function SettingsPage() {
         onChange=${(e) => save({ email_digest_hour: Number(e.target.value) })}>${[...Array(24).keys()].map((h) => html`<option key=${h} value=${h}>${String(h).padStart(2, "0")}:00</option>`)}</select></label>`
       }
     </section>
+    <${AccountPanels} me=${me} onSaved=${(m) => {
+      latest.current = m.preferences || {};
+      setMe(m);
+    }} />
   </main>`;
 }
