@@ -6,6 +6,8 @@ class ApiConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from api import tasks  # noqa: F401  # registers the retention task (worker and eager runs alike)
+
         _load_schema_extensions()
 
 

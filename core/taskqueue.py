@@ -30,6 +30,9 @@ PUSH_FANOUT = "notify.tasks.push_fanout"
 PUSH_ATTEMPT = "notify.tasks.push_attempt"
 PUSH_SWEEP = "notify.tasks.push_sweep"
 EMAIL_SWEEP = "notify.tasks.email_sweep"
+NOTIFY_RETENTION = "notify.tasks.retention_sweep"
+# api.tasks
+IDEMPOTENCY_RETENTION = "api.tasks.retention_sweep"
 # tournaments.tasks
 TOURNAMENT_ADVANCE = "tournaments.tasks.advance"
 TOURNAMENTS_SWEEP = "tournaments.tasks.sweep"
@@ -48,6 +51,8 @@ NAMES = (
     PUSH_ATTEMPT,
     PUSH_SWEEP,
     EMAIL_SWEEP,
+    NOTIFY_RETENTION,
+    IDEMPOTENCY_RETENTION,
     TOURNAMENT_ADVANCE,
     TOURNAMENTS_SWEEP,
 )

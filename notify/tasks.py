@@ -9,7 +9,7 @@ from __future__ import annotations
 from celery import shared_task
 
 from core import taskqueue
-from notify import mail, push, webhooks
+from notify import mail, push, retention, webhooks
 
 
 @shared_task(name=taskqueue.WEBHOOKS_FANOUT, ignore_result=True)
@@ -67,3 +67,9 @@ def email_sweep() -> int:
     for user_id in ids:
         mail.digest_maybe(user_id)
     return len(ids)
+
+
+@shared_task(name=taskqueue.NOTIFY_RETENTION, ignore_result=True)
+def retention_sweep() -> dict[str, int]:
+    """Beat, hourly: inbox entries, deliveries and stream tickets past their retention (notify/retention.py)."""
+    return retention.sweep()

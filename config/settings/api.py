@@ -3,6 +3,8 @@ OpenAPI document (drf-spectacular) and the page sizes of the lists."""
 
 from __future__ import annotations
 
+import os
+
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "api.authentication.BearerOrTokenAuthentication",
@@ -20,6 +22,8 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_CLASSES": ["api.ratelimit.ScopedRateLimit"],  # TABULA_RATE_LIMITS (limits.py)
 }
 TABULA_MAX_PAGE_SIZE = 100  # every list endpoint
+# A stored first answer to an Idempotency-Key is kept this long (api/retention.py, hourly), then the key is new again.
+TABULA_IDEMPOTENCY_RETENTION_H = int(os.environ.get("TABULA_IDEMPOTENCY_RETENTION_H", "48"))
 TABULA_EVENTS_PAGE_SIZE = 500  # GET matches/{id}/events without `limit`
 TABULA_EVENTS_MAX_PAGE_SIZE = 1000
 

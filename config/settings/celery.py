@@ -64,6 +64,9 @@ CELERY_BEAT_SCHEDULE = {
     "push-sweep": {"task": "notify.tasks.push_sweep", "schedule": timedelta(seconds=30)},
     "email-sweep": {"task": "notify.tasks.email_sweep", "schedule": timedelta(seconds=60)},
     "tournaments-sweep": {"task": "tournaments.tasks.sweep", "schedule": timedelta(seconds=60)},
+    # retention (docs/operations.md "Retention"): old inbox entries, deliveries, idempotent answers
+    "notify-retention": {"task": "notify.tasks.retention_sweep", "schedule": timedelta(hours=1)},
+    "idempotency-retention": {"task": "api.tasks.retention_sweep", "schedule": timedelta(hours=1)},
     # ranks are refreshed after every rated match; hourly too, for players leaving the active window
     "refresh-leaderboards": {"task": "games.tasks.leaderboards_refresh", "schedule": timedelta(hours=1)},
 }

@@ -25,6 +25,10 @@ TABULA_WEBHOOK_BACKOFF_S: list[float] = [
     24 * 3600,
     24 * 3600,
 ]
+# Retention (notify/retention.py, hourly): inbox entries, and deliveries that are over, are deleted
+# after these many days.
+TABULA_INBOX_RETENTION_DAYS = int(os.environ.get("TABULA_INBOX_RETENTION_DAYS", "90"))
+TABULA_DELIVERY_RETENTION_DAYS = int(os.environ.get("TABULA_DELIVERY_RETENTION_DAYS", "30"))
 TABULA_WEBHOOK_MAX_FAILURES = 5  # deliveries in a row that exhausted their retries: the endpoint is disabled
 
 # Web Push (notify/push.py): the VAPID key (PEM) from the environment, else this checkout's own file,

@@ -16,7 +16,7 @@ def _project_tasks() -> dict[str, str]:
     return {
         name: task.__module__
         for name, task in current_app.tasks.items()
-        if task.__module__.split(".")[0] in ("games", "notify", "tournaments")
+        if task.__module__.split(".")[0] in ("games", "notify", "tournaments", "api")
     }
 
 
