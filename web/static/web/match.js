@@ -252,7 +252,7 @@ export function MatchPage({ id, me }) {
     <section class="log" aria-labelledby="log-h">
       <h2 id="log-h">Log</h2>
       ${state.version > 0 && html`<p><${Link} href=${`/matches/${id}?at=${state.version}`} data-replay-link>Replay this match, step by step<//></p>`}
-      <ol reversed>${log.slice(0, 60).map((l) => html`<li key=${l.key} class=${l.seq === lastPlay?.seq ? "last" : ""}>${l.line}</li>`)}</ol>
+      <ol reversed tabindex="0" aria-labelledby="log-h">${log.slice(0, 60).map((l) => html`<li key=${l.key} class=${l.seq === lastPlay?.seq ? "last" : ""}>${l.line}</li>`)}</ol>
     </section>
   </main>`;
 }

@@ -113,7 +113,7 @@ export function ChatPanel({ id, state, me, names }) {
         )}</div>`
       }
       ${channel === "sealed" && !ended && html`<p class="muted">Sealed notes are yours alone until the match ends; then everyone reads them.</p>`}
-      <ol class="messages" aria-live="polite" data-channel=${channel}>
+      <ol class="messages" aria-live="polite" tabindex="0" aria-label="Chat history" data-channel=${channel}>
         ${list.length === 0 && html`<li class="muted">No message yet.</li>`}
         ${list.map(
           (m) => html`<li key=${m.seq} data-seq=${m.seq}>
