@@ -18,6 +18,9 @@
 8. Tournaments: a 12-player Ekö round robin and a 20-player Enka Swiss played to the end by bots,
    each round paired by the tournament itself; pairing time per round, final standings
    (`bench.tournaments`).
+9. History at scale: 100,000 matches and millions of records; a player's history reads
+   (``users/{name}/matches``, ``matches?mine=true``, ``me/turns``, the profile, ``events``,
+   ``GET state`` cold and warm) next to ``GET games`` (`bench.history`).
 
 Speed is reported, never asserted. The developer's ``var/`` is never touched: sections 2 and 3 use a
 temporary directory and a throwaway database (a SQLite file in that directory, or, when
@@ -46,7 +49,7 @@ sys.path[0] = str(ROOT)  # the project root, not bench/: no module here may shad
 from bench import engines, infra  # noqa: E402
 from bench.infra import Database  # noqa: E402
 
-SECTIONS = ("engines", "reads", "writes", "isolation", "boards", "notify", "bots", "tournaments")
+SECTIONS = ("engines", "reads", "writes", "isolation", "boards", "notify", "bots", "tournaments", "history")
 
 
 def _arguments() -> argparse.Namespace:
@@ -133,6 +136,11 @@ def main() -> int:
 
                 (tmp / "tournaments").mkdir(exist_ok=True)
                 tournaments.run(tmp / "tournaments", reads_db or _read_database(stack, tmp))
+            if "history" in sections:
+                from bench import history
+
+                (tmp / "history").mkdir(exist_ok=True)
+                history.run(tmp / "history", _write_database(stack, tmp, None))
     except KeyboardInterrupt:
         print("\ninterrupted: servers stopped, bench database and temporary files removed", file=sys.stderr)
         return 130

@@ -246,12 +246,18 @@ def timeline(match: Match, seat: int | None, *, after: int = 0, limit: int = 100
     return out
 
 
-def match_list(*, user: User) -> QuerySet[Match]:
-    """Matches the caller may list: every public match, and private ones it sits in (filters: api)."""
+def match_list(*, user: User, mine: bool = False) -> QuerySet[Match]:
+    """Matches the caller may list: every public match, and private ones it sits in (filters: api).
+    ``mine``: only those it sits in, every one of which it may see (a seat passes every part of
+    the visibility rule), so the rule's subqueries are neither built nor run."""
     qs = Match.objects.select_related("created_by", "rematch").prefetch_related(
         Prefetch("seats", queryset=Seat.objects.select_related("user").order_by("index"))
     )
-    return qs.filter(_visible_q(user)).order_by("-created_at", "id")
+    if mine:
+        qs = qs.filter(Exists(Seat.objects.filter(match=OuterRef("pk"), user=user)))
+    else:
+        qs = qs.filter(_visible_q(user))
+    return qs.order_by("-created_at", "id")
 
 
 def record_for_viewer(rules: Rules[Any, Any, Any] | None, record: Record, seat: int | None) -> dict[str, Any]:
@@ -363,7 +369,7 @@ def user_profile(username: str) -> tuple[User, dict[str, int], QuerySet[Match]]:
     counts["won"] = sum(1 for index, result in finished if index in (result or {}).get("winners", []))
     recent = (
         mine.filter(status=Match.Status.FINISHED)
-        .select_related("created_by")
+        .select_related("created_by", "rematch")
         .prefetch_related("seats__user")
         .order_by("-finished_at")[:10]
     )

@@ -186,7 +186,10 @@ class MatchListCreateApi(generics.ListAPIView):
     def get_queryset(self) -> QuerySet[Match]:
         if getattr(self, "swagger_fake_view", False):
             return Match.objects.none()
-        return selectors.match_list(user=caller(self.request))
+        # `mine=true` as the filter reads it: the caller's own matches need no visibility rule
+        form = MatchFilter(self.request.query_params, queryset=Match.objects.none(), request=self.request).form
+        mine = form.is_valid() and form.cleaned_data.get("mine") is True
+        return selectors.match_list(user=caller(self.request), mine=mine)
 
     @extend_schema(operation_id="matches_list", tags=["matches"])
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:

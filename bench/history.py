@@ -1,0 +1,197 @@
+"""Section 9: history reads at scale (issue 31): 100,000 matches, millions of records, 10,000
+players, next to ``GET games``, on the real front.
+
+Two real matches are played first through the services (a finished EKKO match of four, and one
+still running); the database is then filled with copies of them (their records, seats moved to
+random players, creation times spread over a year) by bulk inserts, so every copy replays to a real
+state. The front (one process, one thread) then answers, as one player who sits in about
+MATCHES × 4 / PLAYERS of them, the reads a history page makes, interleaved with ``GET games``:
+``users/{name}/matches``, ``matches?mine=true``, ``me/turns``, the profile ``users/{name}``,
+``events?after=0`` of a finished match, and ``GET state`` of a match never read before (cold: a
+full replay) and again (warm). ``BENCH_HISTORY_MATCHES`` and ``BENCH_HISTORY_PLAYERS`` scale it.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from bench.client import Client, expect
+from bench.common import heading, median, ms, p90
+from bench.infra import Database, environment, front, migrate
+from bench.reads import SERVER, SETTINGS, setup_django
+
+MATCHES = int(os.environ.get("BENCH_HISTORY_MATCHES", "100000"))
+PLAYERS = int(os.environ.get("BENCH_HISTORY_PLAYERS", "10000"))
+ACTIVE_SHARE = 0.02  # of the copies, still running
+REQUESTS = 200
+WARMUP = 20
+COLD = 20  # matches read cold, each once
+BATCH = 5000
+
+
+def _fields(row: Any, skip: tuple[str, ...]) -> dict[str, Any]:
+    return {f.attname: getattr(row, f.attname) for f in type(row)._meta.concrete_fields if f.attname not in skip}
+
+
+def _build() -> tuple[str, str, list[str], dict[str, float]]:
+    """The players, the two templates and their copies; the reader's username and token, a finished
+    match of theirs, matches of theirs to read cold, and the build's timings."""
+    from django.utils import timezone
+
+    from accounts import usernames
+    from accounts.models import User
+    from accounts.services import token_for
+    from bench import matches
+    from games.models import Match, Record, Seat
+    from games.services.writes import new_match_id as new_id
+
+    timings: dict[str, float] = {}
+    started = time.perf_counter()
+    people = [
+        User(
+            username=f"hist-{i}",
+            username_key=usernames.key(f"hist-{i}"),
+            username_skeleton=usernames.skeleton(f"hist-{i}"),
+            password="!",
+        )
+        for i in range(PLAYERS)
+    ]
+    User.objects.bulk_create(people, batch_size=BATCH)
+    ids = list(User.objects.filter(username__startswith="hist-").order_by("id").values_list("id", flat=True))
+    timings["players"] = time.perf_counter() - started
+
+    seated = matches.people(4)
+    finished = matches.build(matches.Spec("ekko", 4, {"target_score": 5}, 10_000), seated, seed=1)
+    running = matches.build(matches.Spec("ekko", 4, {"target_score": 100}, 40), seated, seed=2)
+    templates = {}
+    for built in (finished, running):
+        match = Match.objects.get(id=built.match_id)
+        templates[built.match_id] = (
+            _fields(match, ("id", "created_by_id", "invite_code", "rematch_of_id")),
+            [_fields(r, ("id", "match_id")) for r in Record.objects.filter(match=match).order_by("seq")],
+            [_fields(s, ("id", "match_id", "user_id")) for s in Seat.objects.filter(match=match).order_by("index")],
+        )
+
+    rng = random.Random(31)
+    now = timezone.now()
+    started = time.perf_counter()
+    made = 0
+    reader_id = ids[0]
+    reader_matches: list[str] = []
+    while made < MATCHES:
+        n = min(BATCH // 10, MATCHES - made)
+        rows: list[Match] = []
+        seats: list[Seat] = []
+        records: list[Record] = []
+        for _ in range(n):
+            template = running.match_id if rng.random() < ACTIVE_SHARE else finished.match_id
+            match_fields, template_records, template_seats = templates[template]
+            match_id = new_id()
+            at = now - timedelta(seconds=rng.uniform(0, 365 * 86400))
+            users = rng.sample(ids, 4)
+            if made < MATCHES // 250 and reader_id not in users:  # the reader sits in a few hundredths more
+                users[rng.randrange(4)] = reader_id
+            rows.append(
+                Match(**{**match_fields, "id": match_id, "created_by_id": users[0], "created_at": at, "updated_at": at})
+            )
+            seats += [
+                Seat(**{**s, "match_id": match_id, "user_id": u}) for s, u in zip(template_seats, users, strict=True)
+            ]
+            records += [Record(**{**r, "match_id": match_id, "at": at}) for r in template_records]
+            if reader_id in users:
+                reader_matches.append(match_id)
+            made += 1
+        Match.objects.bulk_create(rows, batch_size=BATCH)
+        Seat.objects.bulk_create(seats, batch_size=BATCH)
+        Record.objects.bulk_create(records, batch_size=BATCH)
+    timings["copies"] = time.perf_counter() - started
+    reader = User.objects.get(id=reader_id)
+    mine = list(Match.objects.filter(id__in=reader_matches, status=Match.Status.FINISHED).values_list("id", flat=True))
+    return reader.username, token_for(reader), mine, timings
+
+
+def _sizes() -> dict[str, int]:
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return {}
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT relname, pg_total_relation_size(oid) FROM pg_class WHERE relname IN "
+            "('games_record', 'games_match', 'games_seat')"
+        )
+        return dict(cursor.fetchall())
+
+
+def run(var_dir: Path, database: Database) -> None:
+    heading(f"9. History at scale: {MATCHES:,} matches, {PLAYERS:,} players vs GET games (real server)")
+    env = {**environment(var_dir, database, SETTINGS), "TABULA_RATE_LIMITS": "off"}
+    migrate(env)
+    setup_django(env)
+    from django.db import connection
+
+    from games.models import Match, Record
+
+    username, token, mine, timings = _build()
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute("VACUUM ANALYZE")
+        else:
+            cursor.execute("ANALYZE")
+    print(f"   database: {database.kind} ({database.label})")
+    print(
+        f"   built: {Match.objects.count():,} matches, {Record.objects.count():,} records "
+        f"(players {timings['players']:.0f} s, copies {timings['copies']:.0f} s); "
+        f"the reader {username} sits in {len(mine):,} finished ones"
+    )
+    for table, size in sorted(_sizes().items()):
+        print(f"   {table}: {size / 2**20:,.0f} MB with its indexes")
+    some = mine[0]
+    paths = {
+        "users/{name}/matches": f"/users/{username}/matches",
+        "matches?mine=true": "/matches?mine=true",
+        "me/turns": "/me/turns",
+        "users/{name} (profile)": f"/users/{username}",
+        "events?after=0": f"/matches/{some}/events?after=0",
+        "state, warm": f"/matches/{some}/state",
+    }
+    with front(env, var_dir / "history-server.log", **SERVER) as server:
+        client = Client(server.base)
+        for _ in range(WARMUP):
+            expect(client.get("/games", token=token), 200, "GET games")
+            for path in paths.values():
+                expect(client.get(path, token=token), 200, path)
+        print(f"   {'request':28} {'p50':>9} {'p90':>9} {'games p50':>10} {'ratio':>7}  (goal: within 2×)")
+        games_all: list[float] = []
+        for label, path in paths.items():
+            times, games = [], []
+            for _ in range(REQUESTS):
+                times.append(_seconds(client, path, token))
+                games.append(_seconds(client, "/games", token))
+            games_all += games
+            print(
+                f"   {label:28} {ms(median(times)):>9} {ms(p90(times)):>9} {ms(median(games)):>10} "
+                f"{median(times) / median(games):>6.2f}×",
+                flush=True,
+            )
+        cold, games = [], []
+        for match_id in mine[1 : 1 + COLD]:
+            cold.append(_seconds(client, f"/matches/{match_id}/state", token))
+            games.append(_seconds(client, "/games", token))
+        print(
+            f"   {'state, cold (' + str(len(cold)) + ' matches)':28} {ms(median(cold)):>9} {ms(p90(cold)):>9} "
+            f"{ms(median(games)):>10} {median(cold) / median(games):>6.2f}×"
+        )
+        client.close()
+
+
+def _seconds(client: Client, path: str, token: str) -> float:
+    reply = client.get(path, token=token)
+    if reply.status != 200:
+        raise RuntimeError(f"{path}: HTTP {reply.status} {reply.body[:200]!r}")
+    return reply.seconds
