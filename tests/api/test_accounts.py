@@ -120,3 +120,31 @@ def test_public_profile_counts_played_and_won_matches(api, make_user):
     assert profile["counts"] == {"played": 3, "active": 0, "won": 2}
     assert len(profile["recent_matches"]) == 3
     assert {r["game"] for r in profile["ratings"]} == {"ekko"}
+
+
+def test_a_profile_costs_the_same_queries_for_one_recent_match_or_several(api, make_user):
+    """Each recent match's rematch is read with the match (it was one query per match)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from games.services import lobby, play
+
+    ann, ben = make_user("ann"), make_user("ben")
+    reader = api(ben)
+
+    def finished_one() -> None:
+        match = lobby.match_create(user=ann, game="ekko", players=2)
+        lobby.match_join(match_id=match.id, user=ben)
+        play.match_resign(match_id=match.id, user=ben)
+
+    def queries() -> int:
+        with CaptureQueriesContext(connection) as seen:
+            assert reader.get("/api/v1/users/ann").status_code == 200
+        return len(seen.captured_queries)
+
+    finished_one()
+    queries()  # the first request of a token also records its use
+    one = queries()
+    for _ in range(4):
+        finished_one()
+    assert queries() == one
