@@ -133,16 +133,15 @@ def run(var_dir: Path, database: Database) -> None:
     env = {**environment(var_dir, database, SETTINGS), "TABULA_RATE_LIMITS": "off"}
     migrate(env)
     setup_django(env)
-    from django.db import connection
+    from django.db import connection, transaction
 
     from games.models import Match, Record
 
     username, token, mine, timings = _build()
-    with connection.cursor() as cursor:
+    with transaction.atomic(), connection.cursor() as cursor:  # fresh statistics, as autovacuum would leave
         if connection.vendor == "postgresql":
-            cursor.execute("VACUUM ANALYZE")
-        else:
-            cursor.execute("ANALYZE")
+            cursor.execute("SET LOCAL statement_timeout = 0")  # the service's own bound is for requests
+        cursor.execute("ANALYZE")
     print(f"   database: {database.kind} ({database.label})")
     print(
         f"   built: {Match.objects.count():,} matches, {Record.objects.count():,} records "
