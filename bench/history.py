@@ -20,6 +20,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from bench.boards import expect_seconds
 from bench.client import Client, expect
 from bench.common import heading, median, ms, p90
 from bench.infra import Database, environment, front, migrate
@@ -170,8 +171,8 @@ def run(var_dir: Path, database: Database) -> None:
         for label, path in paths.items():
             times, games = [], []
             for _ in range(REQUESTS):
-                times.append(_seconds(client, path, token))
-                games.append(_seconds(client, "/games", token))
+                times.append(expect_seconds(client, path, token))
+                games.append(expect_seconds(client, "/games", token))
             games_all += games
             print(
                 f"   {label:28} {ms(median(times)):>9} {ms(p90(times)):>9} {ms(median(games)):>10} "
@@ -180,17 +181,10 @@ def run(var_dir: Path, database: Database) -> None:
             )
         cold, games = [], []
         for match_id in mine[1 : 1 + COLD]:
-            cold.append(_seconds(client, f"/matches/{match_id}/state", token))
-            games.append(_seconds(client, "/games", token))
+            cold.append(expect_seconds(client, f"/matches/{match_id}/state", token))
+            games.append(expect_seconds(client, "/games", token))
         print(
             f"   {'state, cold (' + str(len(cold)) + ' matches)':28} {ms(median(cold)):>9} {ms(p90(cold)):>9} "
             f"{ms(median(games)):>10} {median(cold) / median(games):>6.2f}×"
         )
         client.close()
-
-
-def _seconds(client: Client, path: str, token: str) -> float:
-    reply = client.get(path, token=token)
-    if reply.status != 200:
-        raise RuntimeError(f"{path}: HTTP {reply.status} {reply.body[:200]!r}")
-    return reply.seconds
