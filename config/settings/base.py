@@ -83,6 +83,7 @@ MIDDLEWARE = [
     "api.limits.ApiGuardMiddleware",  # /api/: 413 from Content-Length before any body is read; problem+json errors
     "whitenoise.middleware.WhiteNoiseMiddleware",  # static files (admin, the offline Swagger UI, the web client)
     "django.contrib.sessions.middleware.SessionMiddleware",
+    "core.replicas.ReplicaReadsMiddleware",  # lag-tolerant reads to a replica, if one is configured
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",

@@ -16,9 +16,16 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 TABULA_DB_CONNECT_TIMEOUT_S = int(os.environ.get("TABULA_DB_CONNECT_TIMEOUT_S", "3"))
 TABULA_DB_STATEMENT_TIMEOUT_S = int(os.environ.get("TABULA_DB_STATEMENT_TIMEOUT_S", "5"))
 TABULA_RETRY_AFTER_S = 5  # the Retry-After of that 503
+# Behind a pooler in transaction mode (TABULA_DB_POOLER=transaction: PgBouncer, issue 30) a server
+# connection serves another client after each transaction, so nothing may live in the session: no
+# startup `options` (statement_timeout and lock_timeout are set on the role instead:
+# docs/operations.md "A connection pooler"), no server-side cursors, no prepared statements.
+TABULA_DB_POOLER = os.environ.get("TABULA_DB_POOLER", "").strip().lower()
+if TABULA_DB_POOLER not in ("", "transaction"):
+    raise ValueError(f"TABULA_DB_POOLER must be empty or 'transaction', not {TABULA_DB_POOLER!r}")
 # The hot path's statements (core/sql.py) are prepared once per connection on PostgreSQL; false
 # behind a pooler that cannot keep prepared statements (PgBouncer in transaction mode before 1.21).
-TABULA_DB_PREPARED = env_bool("TABULA_DB_PREPARED", True)
+TABULA_DB_PREPARED = env_bool("TABULA_DB_PREPARED", True) and not TABULA_DB_POOLER
 
 
 def _database(url: str) -> dict[str, Any]:
@@ -36,10 +43,15 @@ def _database(url: str) -> dict[str, Any]:
     elif db["ENGINE"] == "django.db.backends.postgresql":
         db["ENGINE"] = "core.postgresql"  # PostgreSQL with a client-side query deadline
         timeout_ms = TABULA_DB_STATEMENT_TIMEOUT_S * 1000
+        session = (
+            {} if TABULA_DB_POOLER else {"options": f"-c statement_timeout={timeout_ms} -c lock_timeout={timeout_ms}"}
+        )
+        if TABULA_DB_POOLER:
+            db["DISABLE_SERVER_SIDE_CURSORS"] = True  # a cursor would outlive its transaction's server
         db["OPTIONS"] = {
             **db.get("OPTIONS", {}),
             "connect_timeout": TABULA_DB_CONNECT_TIMEOUT_S,
-            "options": f"-c statement_timeout={timeout_ms} -c lock_timeout={timeout_ms}",
+            **session,
             "keepalives": 1,
             "keepalives_idle": 5,
             "keepalives_interval": 2,
@@ -50,6 +62,21 @@ def _database(url: str) -> dict[str, Any]:
 
 
 DATABASES = {"default": _database(os.environ.get("DATABASE_URL", DEFAULT_SQLITE))}
+
+# A streaming replica of the primary (issue 30, core/replicas.py): lag-tolerant reads go there, and
+# a caller who wrote reads the primary for TABULA_REPLICA_PIN_S seconds (more than the replica's lag).
+if os.environ.get("DATABASE_REPLICA_URL"):
+    DATABASES["replica"] = _database(os.environ["DATABASE_REPLICA_URL"])
+    DATABASES["replica"]["TEST"] = {"MIRROR": "default"}
+DATABASE_ROUTERS = ["core.replicas.ReplicaRouter"]
+TABULA_REPLICA_PIN_S = int(os.environ.get("TABULA_REPLICA_PIN_S", "15"))
+TABULA_REPLICA_PATHS = [
+    r"/api/v1/leaderboards(/|$)",
+    r"/api/v1/users/[^/]+/?$",
+    r"/api/v1/users/[^/]+/(matches|export|ratings)(/|$)",
+    r"/api/v1/matches/?$",
+    r"/api/v1/games(/|$)",
+]
 
 _INSTRUMENTED = {
     "core.postgresql": "core.postgresql_metrics",  # the hardening backend (a deadline per query), with metrics

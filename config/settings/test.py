@@ -6,7 +6,7 @@ import os
 
 from config.settings.base import *  # noqa: F403
 from config.settings.celery import CELERY_BROKER_URL, CELERY_TASK_ROUTES, filesystem_broker
-from config.settings.database import DATABASES
+from config.settings.database import DATABASES as _configured
 from config.settings.env import VAR_DIR
 from config.settings.observability import LOGGING
 
@@ -16,11 +16,13 @@ CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"
 WHITENOISE_USE_FINDERS = True  # serve static files from the apps, without collectstatic
 WHITENOISE_AUTOREFRESH = True
 
-_database = {**DATABASES["default"], "CONN_MAX_AGE": 0}  # a worker thread must not keep the test database open
+_database = {**_configured["default"], "CONN_MAX_AGE": 0}  # a worker thread must not keep the test database open
 if _database["ENGINE"] == "django.db.backends.sqlite3":
     # A file, not memory, so that a real worker thread sees what a test committed.
     _database["TEST"] = {"NAME": str(VAR_DIR / "test.sqlite3")}
 DATABASES = {"default": _database}
+if "replica" in _configured:  # tests/ops/test_replica.py runs a real streaming replica
+    DATABASES["replica"] = {**_configured["replica"], "CONN_MAX_AGE": 0}
 
 # Celery: tasks run inline; a worker a test starts listens on this process's own queue (one per
 # pytest-xdist process, so it never runs another's tasks), on a broker folder apart from `make run`'s.
