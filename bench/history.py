@@ -124,7 +124,7 @@ def _sizes() -> dict[str, int]:
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT relname, pg_total_relation_size(oid) FROM pg_class WHERE relname IN "
-            "('games_record', 'games_match', 'games_seat')"
+            "('games_record', 'games_match', 'games_seat', 'games_archivedlog')"
         )
         return dict(cursor.fetchall())
 
@@ -187,4 +187,51 @@ def run(var_dir: Path, database: Database) -> None:
             f"   {'state, cold (' + str(len(cold)) + ' matches)':28} {ms(median(cold)):>9} {ms(p90(cold)):>9} "
             f"{ms(median(games)):>10} {median(cold) / median(games):>6.2f}×"
         )
+        _archived_reads(client, token, mine)
         client.close()
+
+
+def _archive_all() -> tuple[int, float]:
+    """Every finished match into its archive row, as the hourly job would over time; then VACUUM FULL
+    of the records table, so that its size on disk is what is left (autovacuum would reuse the space
+    instead of returning it)."""
+    from django.db import connection
+
+    from games import archive
+    from games.models import Match
+
+    ids = list(
+        Match.objects.filter(status=Match.Status.FINISHED, archived_at__isnull=True).values_list("id", flat=True)
+    )
+    started = time.perf_counter()
+    done = sum(len(archive.archive_many(ids[i : i + 500])) for i in range(0, len(ids), 500))
+    took = time.perf_counter() - started
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SET statement_timeout = 0")
+            cursor.execute("VACUUM FULL games_record")
+            cursor.execute("SET statement_timeout = DEFAULT")
+    return done, took
+
+
+def _archived_reads(client: Client, token: str, mine: list[str]) -> None:
+    """Issue 30's row: the tables before and after archiving every finished match, then ``GET state``
+    (cold) and ``events`` of archived matches against ``GET games``."""
+    before = _sizes()
+    done, took = _archive_all()
+    after = _sizes()
+    print(f"   archived {done:,} finished matches in {took:.0f} s ({done / max(took, 1e-9):,.0f}/s)")
+    for table in sorted(set(before) | set(after)):
+        print(f"   {table}: {before.get(table, 0) / 2**20:,.0f} MB before, {after.get(table, 0) / 2**20:,.0f} MB after")
+    cold, events, games = [], [], []
+    for match_id in mine[1 + COLD : 1 + 2 * COLD]:
+        cold.append(expect_seconds(client, f"/matches/{match_id}/state", token))
+        games.append(expect_seconds(client, "/games", token))
+        events.append(expect_seconds(client, f"/matches/{match_id}/events?after=0", token))
+        games.append(expect_seconds(client, "/games", token))
+    if cold:
+        for label, times in ((f"archived state, cold ({len(cold)})", cold), ("archived events?after=0", events)):
+            print(
+                f"   {label:28} {ms(median(times)):>9} {ms(p90(times)):>9} {ms(median(games)):>10} "
+                f"{median(times) / median(games):>6.2f}×"
+            )

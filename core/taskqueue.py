@@ -31,6 +31,7 @@ PUSH_ATTEMPT = "notify.tasks.push_attempt"
 PUSH_SWEEP = "notify.tasks.push_sweep"
 EMAIL_SWEEP = "notify.tasks.email_sweep"
 NOTIFY_RETENTION = "notify.tasks.retention_sweep"
+ARCHIVE_SWEEP = "games.tasks.archive_sweep"
 # api.tasks
 IDEMPOTENCY_RETENTION = "api.tasks.retention_sweep"
 # tournaments.tasks
@@ -53,6 +54,7 @@ NAMES = (
     EMAIL_SWEEP,
     NOTIFY_RETENTION,
     IDEMPOTENCY_RETENTION,
+    ARCHIVE_SWEEP,
     TOURNAMENT_ADVANCE,
     TOURNAMENTS_SWEEP,
 )

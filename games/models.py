@@ -50,6 +50,8 @@ class Match(models.Model):
     # The tournament this match is a table of (the `tournaments` app's id; `games` knows nothing more
     # of it): its away and timeout policies are in ``time_control``, its audience in `selectors`.
     tournament = models.CharField(max_length=22, blank=True, default="", db_index=True)
+    # Set once a finished match's records moved to its one compressed `ArchivedLog` row (games/archive.py).
+    archived_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         verbose_name_plural = "matches"
@@ -154,6 +156,22 @@ class Record(models.Model):
 
     def __str__(self) -> str:
         return f"{self.match_id}@{self.seq} {self.type}"
+
+
+class ArchivedLog(models.Model):
+    """A finished match's whole record log in one compressed row (issue 30: hot tables stay small).
+
+    ``records`` is zlib-compressed JSON, one ``[seq, type, seat, actor, move, effects, data, at]``
+    per record; `games.archive.records` reads it back as `Record` objects, so that every reader of
+    a log (events, export, replay, the audit) reads an archived match as it read a live one."""
+
+    match = models.OneToOneField(Match, primary_key=True, related_name="archived_log", on_delete=models.CASCADE)
+    count = models.PositiveIntegerField()
+    records = models.BinaryField()
+    archived_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return f"{self.match_id}: {self.count} records archived"
 
 
 class Invitation(models.Model):

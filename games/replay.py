@@ -16,7 +16,7 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 
-from games import sql
+from games import archive, sql
 from games.models import Match, Record
 from rules import RULES
 from rules.base import INPUT_RECORDS, Expired, Input, Moved, Resigned, Rules, Started, TimedOut, step
@@ -85,11 +85,14 @@ def state_at(match: Match, seq: int) -> Any:
     since, state = _nearest(match, seq)
     if since == seq and since:
         return state
-    rows = (
-        Record.objects.filter(match_id=match.id, seq__gt=since, seq__lte=seq)
-        .order_by("seq")
-        .values_list("seq", "type", "seat", "move")
-    )
+    if match.archived_at is not None:
+        rows: Any = [(r.seq, r.type, r.seat, r.move) for r in archive.records(match, after=since, upto=seq)]
+    else:
+        rows = (
+            Record.objects.filter(match_id=match.id, seq__gt=since, seq__lte=seq)
+            .order_by("seq")
+            .values_list("seq", "type", "seat", "move")
+        )
     return _fold(match, seq, since, state, rows)
 
 
@@ -98,8 +101,8 @@ def state_and_record_at(match: Match, seq: int) -> tuple[Any, Record | None]:
     folded and the one shown come in the same read."""
     since, state = _nearest(match, seq)
     if since == seq and since:
-        return state, Record.objects.filter(match_id=match.id, seq=seq).first()
-    rows = list(Record.objects.filter(match_id=match.id, seq__gt=since, seq__lte=seq).order_by("seq"))
+        return state, next(iter(archive.records(match, after=seq - 1, upto=seq)), None)
+    rows = archive.records(match, after=since, upto=seq)
     last = rows[-1] if rows and rows[-1].seq == seq else None
     return _fold(match, seq, since, state, [(r.seq, r.type, r.seat, r.move) for r in rows]), last
 
@@ -206,11 +209,14 @@ def match_state(match: Match) -> Any:
             since, state = (0, None)
         if since == match.version and since:
             return state
-        rows = list(
-            Record.objects.filter(match_id=match.id, seq__gt=since, seq__lte=match.version)
-            .order_by("seq")
-            .values_list("type", "seat", "move")
-        )
+        if match.archived_at is not None:
+            rows = [(r.type, r.seat, r.move) for r in archive.records(match, after=since, upto=match.version)]
+        else:
+            rows = list(
+                Record.objects.filter(match_id=match.id, seq__gt=since, seq__lte=match.version)
+                .order_by("seq")
+                .values_list("type", "seat", "move")
+            )
     state = replay(match, rows, state)
     version = match.version
     transaction.on_commit(lambda: remember(match.id, version, state))  # only committed records are cached
@@ -219,11 +225,7 @@ def match_state(match: Match) -> Any:
 
 def full_replay(match: Match) -> Any:
     """The state rebuilt from record 1, bypassing the cache (tests and audits)."""
-    rows = (
-        Record.objects.filter(match_id=match.id, seq__lte=match.version)
-        .order_by("seq")
-        .values_list("type", "seat", "move")
-    )
+    rows = [(r.type, r.seat, r.move) for r in archive.records(match, upto=match.version)]
     return replay(match, rows)
 
 

@@ -12,12 +12,13 @@ from typing import Any
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from accounts import selectors as account_selectors
 from accounts.models import RatingChange, User
 from circles import selectors as circles
 from core.errors import Conflict, NotFound
-from games import replay, sql
+from games import archive, replay, sql
 from games.models import Invitation, Match, Record, Seat
 from rules.base import Moved, Rules, undo_blocker
 
@@ -30,7 +31,7 @@ def match_get(match_id: str) -> Match:
             .get(id=match_id)
         )
     except Match.DoesNotExist:
-        raise NotFound(f"No match {match_id!r}.") from None
+        raise NotFound(_("No match %(id)s.") % {"id": repr(match_id)}) from None
 
 
 def match_with_seat_of(match_id: str, user: User | None) -> Match:
@@ -194,7 +195,7 @@ def replay_at_view(match: Match, at: int, seat: int | None) -> dict[str, Any]:
     rules = replay.rules_for(match)
     state, record = replay.state_and_record_at(match, at)
     if record is None:
-        raise NotFound(f"This match has no record {at}.")
+        raise NotFound(_("This match has no record %(seq)s.") % {"seq": at})
     ended = record if record.type in ENDINGS else None  # such a record is always a match's last
     outcome = rules.outcome(state) if state is not None else None
     status, result = Match.Status.ACTIVE, None
@@ -233,7 +234,7 @@ def timeline(match: Match, seat: int | None, *, after: int = 0, limit: int = 100
     number, type, seat, actor, time and the kinds of the effects that seat saw."""
     rules = replay.rules_for(match)
     out = []
-    for record in Record.objects.filter(match=match, seq__gt=after).order_by("seq")[:limit]:
+    for record in archive.records(match, after=after, limit=limit):
         event = record_for_viewer(rules, record, seat)
         kinds = [e["kind"] for e in event["data"].get("effects", [])] if record.type in replay.ENGINE_RECORDS else []
         who = f"seat {event['seat'] + 1} " if event["seat"] is not None else ""
@@ -306,7 +307,7 @@ def _without_deleted_names(data: dict[str, Any], seat: int | None, deleted: set[
 def event_list(*, match: Match, user: User | None, after: int = 0, limit: int = 500) -> list[dict[str, Any]]:
     seat = seat_index_of(match, user)
     rules = replay.rules_for(match)
-    records = list(Record.objects.filter(match=match, seq__gt=after).order_by("seq")[:limit])
+    records = archive.records(match, after=after, limit=limit)
     events = [record_for_viewer(rules, r, seat) for r in records]
     deleted = deleted_seats(match)
     creator_deleted = match.created_by.deleted_at is not None
@@ -319,8 +320,8 @@ def event_list(*, match: Match, user: User | None, after: int = 0, limit: int = 
 def match_export(match: Match) -> dict[str, Any]:
     """The whole unredacted log and the seed: only once the match is over."""
     if match.is_live:
-        raise Conflict("match_live", "The log is exported once the match is over.")
-    records = list(Record.objects.filter(match=match).order_by("seq"))
+        raise Conflict("match_live", _("The log is exported once the match is over."))
+    records = archive.records(match)
     deleted = deleted_seats(match)
     creator_deleted = match.created_by.deleted_at is not None
     for r in records:
@@ -443,7 +444,7 @@ def match_get_for(match_id: str, user: User | None, code: str | None = None) -> 
     """``match_get``, answering 404 (as for a match that does not exist) to whoever may not see it."""
     match = match_get(match_id)
     if not match_visible_to(match, user, code):
-        raise NotFound(f"No match {match_id!r}.")
+        raise NotFound(_("No match %(id)s.") % {"id": repr(match_id)})
     return match
 
 
@@ -451,13 +452,13 @@ def require_visible(match_id: str, user: User | None, code: str | None = None) -
     """404 unless the match exists and ``user`` may see it (one query for a public match)."""
     match = Match.objects.filter(id=match_id).only("id", "private", "invite_code", "status", "tournament").first()
     if match is None or not match_visible_to(match, user, code):
-        raise NotFound(f"No match {match_id!r}.")
+        raise NotFound(_("No match %(id)s.") % {"id": repr(match_id)})
 
 
 def match_by_invite_code(code: str) -> Match:
     match = Match.objects.filter(invite_code=code).first() if code else None
     if match is None:
-        raise NotFound("No match has this invitation code.")
+        raise NotFound(_("No match has this invitation code."))
     return match_get(match.id)
 
 
@@ -510,10 +511,10 @@ def match_invitations(match: Match, user: User) -> QuerySet[Invitation]:
     """A match's invitations, for its seated players (others: 404 for a private match, 403 otherwise)."""
     if not Seat.objects.filter(match=match, user=user).exists():
         if not match_visible_to(match, user):
-            raise NotFound(f"No match {match.id!r}.")
+            raise NotFound(_("No match %(id)s.") % {"id": repr(match.id)})
         from games.errors import NotSeated
 
-        raise NotSeated("Only seated players see a match's invitations.")
+        raise NotSeated(_("Only seated players see a match's invitations."))
     return Invitation.objects.filter(match=match).select_related("user", "invited_by").order_by("created_at", "id")
 
 
@@ -522,7 +523,7 @@ def user_get(username: str) -> User:
 
     user = by_name(username)
     if user is None:
-        raise NotFound(f"No user {username!r}.")
+        raise NotFound(_("No user %(username)s.") % {"username": repr(username)})
     return user
 
 

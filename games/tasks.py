@@ -6,13 +6,18 @@ it after a commit (and beat and the task routes name it).
 
 from __future__ import annotations
 
+import logging
+from typing import Any
+
 from celery import shared_task
 from django.conf import settings
 from django.core.cache import cache
 
 from core import taskqueue
-from games import botplay, notices, ratings, scheduling
+from games import archive, botplay, notices, ratings, scheduling
 from games.services import agreements, away, deadlines
+
+log = logging.getLogger(__name__)
 
 
 @shared_task(name=taskqueue.DEADLINE_FIRE, ignore_result=True)
@@ -37,6 +42,15 @@ def deadlines_sweep() -> int:
     for match_id in scheduling.bot_match_ids():
         taskqueue.send(taskqueue.BOTS_PLAY, (match_id, None))
     return applied
+
+
+@shared_task(name=taskqueue.ARCHIVE_SWEEP, ignore_result=True)
+def archive_sweep() -> dict[str, Any]:
+    """Hourly: finished matches older than ``TABULA_ARCHIVE_AFTER_DAYS`` into their archive rows."""
+    done = archive.sweep()
+    if done["archived"]:
+        log.info("archive: %s", done)
+    return done
 
 
 @shared_task(name=taskqueue.LEADERBOARDS_REFRESH, ignore_result=True)

@@ -67,6 +67,7 @@ CELERY_BEAT_SCHEDULE = {
     # retention (docs/operations.md "Retention"): old inbox entries, deliveries, idempotent answers
     "notify-retention": {"task": "notify.tasks.retention_sweep", "schedule": timedelta(hours=1)},
     "idempotency-retention": {"task": "api.tasks.retention_sweep", "schedule": timedelta(hours=1)},
+    "archive-finished-matches": {"task": "games.tasks.archive_sweep", "schedule": timedelta(hours=1)},
     # ranks are refreshed after every rated match; hourly too, for players leaving the active window
     "refresh-leaderboards": {"task": "games.tasks.leaderboards_refresh", "schedule": timedelta(hours=1)},
 }

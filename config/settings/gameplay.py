@@ -6,6 +6,10 @@ import os
 
 TABULA_ALLOW_SETUP = False  # the `setup` option (a dealt position): test settings or staff only
 TABULA_STATE_CACHE_SIZE = 512  # matches whose latest state each process keeps
+# Archival (games/archive.py): a match finished this many days ago has its records moved into one
+# compressed row; the hourly job archives at most TABULA_ARCHIVE_BATCH matches a run.
+TABULA_ARCHIVE_AFTER_DAYS = int(os.environ.get("TABULA_ARCHIVE_AFTER_DAYS", "30"))
+TABULA_ARCHIVE_BATCH = int(os.environ.get("TABULA_ARCHIVE_BATCH", "500"))
 
 # Deadlines and clocks.
 TABULA_TIMER_HORIZON_S = 60  # deadlines further away than this are left to the sweep

@@ -22,8 +22,8 @@ from django.utils import timezone
 from tqdm import tqdm
 
 from core import sql
-from games import replay
-from games.models import Match, Record
+from games import archive, replay
+from games.models import Match
 
 
 def _plain(value: Any) -> Any:
@@ -32,7 +32,7 @@ def _plain(value: Any) -> Any:
 
 def match_problems(match: Match) -> list[str]:
     """What is wrong with one match's log (empty when it replays to what is stored)."""
-    seqs = list(Record.objects.filter(match_id=match.id).order_by("seq").values_list("seq", flat=True))
+    seqs = [r.seq for r in archive.records(match)]  # from the table, or the archive of an old match
     problems = []
     if seqs != list(range(1, match.version + 1)):
         missing = sorted(set(range(1, match.version + 1)) - set(seqs))

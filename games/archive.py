@@ -1,0 +1,130 @@
+"""Finished matches' records leave the hot table (issue 30, part 4).
+
+The records table takes every move of every match, so it grows with the service's whole history;
+the moves of live matches are what it is read and written for. A match finished for longer than
+``TABULA_ARCHIVE_AFTER_DAYS`` has its log moved, in one transaction under the match's row lock,
+into one `ArchivedLog` row (zlib-compressed JSON, about a tenth of the rows' size), and
+``Match.archived_at`` says so. `records` is the one way every reader of a log reads it (events,
+export, replay and replay steps, the audit `verify_matches`): from the table, or from the archive
+as the same `Record` objects. A log is never edited once its match is over, so the archive needs
+no way back. The hourly beat job `games.tasks.archive_sweep` archives at most
+``TABULA_ARCHIVE_BATCH`` matches a run.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import zlib
+from collections import OrderedDict
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from games.models import ArchivedLog, Match, Record
+
+_FINISHED = (Match.Status.FINISHED, Match.Status.ABORTED)
+_CACHE_SIZE = 64  # decoded logs per process: a replay steps through one log many times
+_cache: OrderedDict[str, tuple[Record, ...]] = OrderedDict()
+_lock = threading.Lock()
+
+
+def _pack(rows: list[Record]) -> bytes:
+    plain = [[r.seq, r.type, r.seat, r.actor, r.move, r.effects, r.data, r.at.isoformat()] for r in rows]
+    return zlib.compress(json.dumps(plain, separators=(",", ":")).encode(), 6)
+
+
+def _unpack(match_id: str, blob: bytes) -> tuple[Record, ...]:
+    rows = json.loads(zlib.decompress(bytes(blob)))
+    return tuple(
+        Record(
+            match_id=match_id,
+            seq=seq,
+            type=kind,
+            seat=seat,
+            actor=actor,
+            move=move,
+            effects=effects,
+            data=data,
+            at=datetime.fromisoformat(at),
+        )
+        for seq, kind, seat, actor, move, effects, data, at in rows
+    )
+
+
+def _archived(match_id: str) -> tuple[Record, ...]:
+    with _lock:
+        found = _cache.get(match_id)
+        if found is not None:
+            _cache.move_to_end(match_id)
+            return found
+    blob = ArchivedLog.objects.filter(match_id=match_id).values_list("records", flat=True).first()
+    rows = _unpack(match_id, blob) if blob is not None else ()
+    with _lock:
+        _cache[match_id] = rows
+        while len(_cache) > _CACHE_SIZE:
+            _cache.popitem(last=False)
+    return rows
+
+
+def records(match: Match, *, after: int = 0, upto: int | None = None, limit: int | None = None) -> list[Record]:
+    """Records ``after < seq <= upto`` of ``match`` in order (at most ``limit``), wherever they are."""
+    if match.archived_at is None:
+        query = Record.objects.filter(match_id=match.id, seq__gt=after)
+        if upto is not None:
+            query = query.filter(seq__lte=upto)
+        query = query.order_by("seq")
+        return list(query[:limit] if limit is not None else query)
+    out = [r for r in _archived(match.id) if r.seq > after and (upto is None or r.seq <= upto)]
+    return out[:limit] if limit is not None else out
+
+
+def archive(match_id: str) -> bool:
+    """Move a finished match's records into its archive row; False when it is not (or no longer) due."""
+    return archive_many([match_id]) == [match_id]
+
+
+def archive_many(match_ids: list[str]) -> list[str]:
+    """`archive` for a batch, in one transaction under the matches' row locks (the sweep's unit):
+    one read of their records, one insert of their archive rows, one delete. Answers those archived."""
+    with transaction.atomic():
+        matches = {
+            m.id: m
+            for m in Match.objects.select_for_update()
+            .filter(id__in=match_ids, status__in=_FINISHED, archived_at__isnull=True)
+            .order_by("id")  # locks taken in one order: two sweeps never deadlock
+        }
+        logs: dict[str, list[Record]] = {match_id: [] for match_id in matches}
+        for record in Record.objects.filter(match_id__in=list(matches)).order_by("match_id", "seq"):
+            logs[record.match_id].append(record)
+        # A log with a gap is the audit's to report (verify_matches), never to bury.
+        done = [m for m, rows in logs.items() if [r.seq for r in rows] == list(range(1, len(rows) + 1))]
+        ArchivedLog.objects.bulk_create(
+            [ArchivedLog(match=matches[m], count=len(logs[m]), records=_pack(logs[m])) for m in done]
+        )
+        Record.objects.filter(match_id__in=done).delete()
+        Match.objects.filter(id__in=done).update(archived_at=timezone.now())
+    return done
+
+
+def due(now: datetime | None = None, limit: int | None = None) -> list[str]:
+    """Finished matches older than ``TABULA_ARCHIVE_AFTER_DAYS``, not yet archived, oldest first."""
+    now = now or timezone.now()
+    cutoff = now - timedelta(days=settings.TABULA_ARCHIVE_AFTER_DAYS)
+    query = Match.objects.filter(status__in=_FINISHED, archived_at__isnull=True, finished_at__lt=cutoff)
+    ids = query.order_by("finished_at").values_list("id", flat=True)
+    return list(ids[: limit or settings.TABULA_ARCHIVE_BATCH])
+
+
+def sweep(now: datetime | None = None, batch: int = 100) -> dict[str, Any]:
+    """Archive what is due (the hourly beat job), ``batch`` matches a transaction:
+    ``{"archived": n, "records": m}``."""
+    due_ids = due(now)
+    archived: list[str] = []
+    for i in range(0, len(due_ids), batch):
+        archived += archive_many(due_ids[i : i + batch])
+    moved = sum(ArchivedLog.objects.filter(match_id__in=archived).values_list("count", flat=True))
+    return {"archived": len(archived), "records": moved}
