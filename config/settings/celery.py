@@ -57,6 +57,21 @@ CELERY_TASK_ROUTES = {
 # Beat: the periodic tasks, and the file it keeps their last runs in (config.celery.Scheduler, Celery's
 # own, makes its folder).
 CELERY_BEAT_SCHEDULER = "config.celery:Scheduler"
+# Several hosts, each running beat (bin/run starts one per host): TABULA_BEAT_SCHEDULER=redis, with a Redis
+# broker, makes it celery-redbeat's scheduler. The schedule lives in Redis and only the beat holding the
+# lock (redbeat::lock, extended every tick) sends anything; the others wait for it. A lost host's lock
+# expires after TABULA_BEAT_LOCK_TIMEOUT_S and another beat takes over within one more loop (5 s).
+# docs/operations.md "The CI cluster" shows it; a beat that finds its lock gone (Redis restarted empty)
+# exits, and its supervisor (bin/run, compose's restart) starts it again.
+TABULA_BEAT_SCHEDULER = os.environ.get("TABULA_BEAT_SCHEDULER", "file")
+if TABULA_BEAT_SCHEDULER == "redis" and CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
+    CELERY_BEAT_SCHEDULER = "redbeat.RedBeatScheduler"
+    # bounded waits on a lost Redis (the options ride in the URL: redbeat reads its own options setting
+    # only under a name the CELERY_ namespace does not give it)
+    CELERY_REDBEAT_REDIS_URL = CELERY_BROKER_URL + ("&" if "?" in CELERY_BROKER_URL else "?")
+    CELERY_REDBEAT_REDIS_URL += "socket_timeout=5&socket_connect_timeout=2"
+    CELERY_REDBEAT_LOCK_TIMEOUT = int(os.environ.get("TABULA_BEAT_LOCK_TIMEOUT_S", "30"))
+    CELERY_BEAT_MAX_LOOP_INTERVAL = 5  # how often the lock is extended, and a waiting beat tries for it
 CELERY_BEAT_SCHEDULE = {
     "sweep-due-deadlines": {"task": "games.tasks.deadlines_sweep", "schedule": timedelta(seconds=5)},
     "clock-low-sweep": {"task": "games.tasks.clock_low_sweep", "schedule": timedelta(seconds=10)},
