@@ -6,7 +6,7 @@ PORT ?= 8000
 export PORT
 
 .PHONY: help install run migrate test check test-fast lint format golden bench bench-bots clean screenshots
-.PHONY: help install install-runtime run migrate test test-pg check web-check web-lint test-fast lint format golden openapi clients bench bench-boards bench-bots clean lock
+.PHONY: help install install-runtime run migrate messages test test-pg check web-check web-lint test-fast lint format golden openapi clients bench bench-boards bench-bots clean lock
 
 help:
 	@echo "make run      start the front (python -m front), Celery workers and beat on 127.0.0.1:$(PORT)"
@@ -69,6 +69,14 @@ check: install web-check
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports
+	$(BIN)/python -m languages.coverage
+
+# The platform's sentences in Polish and Spanish (docs/languages.md): gather new msgids into
+# languages/locale/*/LC_MESSAGES/django.po (translate them there), then compile the .mo files Django reads.
+messages: install
+	$(BIN)/python manage.py makemessages -l pl -l es --no-location --ignore=.venv --ignore=web \
+	  --ignore=var --ignore=tests --ignore=bench --ignore=node_modules
+	$(BIN)/python manage.py compilemessages --ignore=.venv
 
 # The web client (web/static/web, plain ES modules): its tools are pinned in web/package-lock.json;
 # its API types are generated from docs/openapi.yaml (web/generated/, not committed) for
@@ -100,9 +108,11 @@ format: install web/node_modules/.installed
 golden: install
 	$(BIN)/python -m tests.golden.generate
 
-# Rewrite docs/screenshots/ (each game at 1280×800 and 390×844) from the browser tests.
+# Rewrite docs/screenshots/ (each game at 1280×800 and 390×844, and one game page in each language,
+# i18n-<language>.png) from the browser tests.
 screenshots: install
-	TABULA_SCREENSHOTS=1 $(BIN)/pytest -p no:xdist -q tests/web/test_games.py tests/web/test_players.py
+	TABULA_SCREENSHOTS=1 $(BIN)/pytest -p no:xdist -q tests/web/test_games.py tests/web/test_players.py \
+		tests/web/test_i18n_pseudo.py::test_a_game_page_in_each_language
 openapi: install
 	DJANGO_SETTINGS_MODULE=config.settings.test $(BIN)/python manage.py spectacular --validate --fail-on-warn --file docs/openapi.yaml
 

@@ -9,6 +9,7 @@ from django.contrib.auth.models import AbstractUser
 from django.db import models
 from django.utils import timezone
 
+import languages
 from accounts import usernames
 
 
@@ -24,6 +25,11 @@ class User(AbstractUser):
     username_key = models.CharField(max_length=150, unique=True, null=True, editable=False)  # noqa: DJ001  # null: unique, unset
     username_skeleton = models.CharField(max_length=600, unique=True, null=True, editable=False)  # noqa: DJ001  # null: unique, unset
     deleted_at = models.DateTimeField(null=True, blank=True)
+    #: The language everything sent to this user speaks (issue 33): API answers to their token, mails,
+    #: pushes, webhook lines and notices. Set at sign-up from the browser; `PATCH me` changes it.
+    language = models.CharField(
+        max_length=8, choices=[(c, languages.NAMES[c]) for c in languages.CODES], default=languages.DEFAULT
+    )
 
     def save(self, *args: Any, **kwargs: Any) -> None:
         self.username = usernames.normalise(self.username)

@@ -12,6 +12,7 @@ from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from accounts import sql, tokencache, usernames
 from accounts.models import ApiToken, Rating, RatingChange, User
@@ -60,9 +61,9 @@ def token_authenticate(key: str) -> tuple[User, ApiToken] | None:
 
 
 def token_revoke(user: User, token_id: int) -> None:
-    deleted, _ = ApiToken.objects.filter(user=user, pk=token_id).delete()
+    deleted = ApiToken.objects.filter(user=user, pk=token_id).delete()[0]
     if not deleted:
-        raise NotFound(f"No token {token_id}.")
+        raise NotFound(_("No token %(id)s.") % {"id": token_id})
 
 
 # --- accounts -------------------------------------------------------------------------------------
@@ -81,26 +82,31 @@ def _username_free(username: str) -> None:
         or User.objects.filter(username_skeleton=usernames.skeleton(username)).exists()
     )
     if taken:
-        raise Conflict("username_taken", f"The username {username!r} is taken (or looks like one that is).")
+        raise Conflict(
+            "username_taken",
+            _("The username %(username)s is taken (or looks like one that is).") % {"username": repr(username)},
+        )
 
 
 @transaction.atomic
-def user_register(*, username: str, password: str, email: str = "") -> tuple[User, str]:
+def user_register(*, username: str, password: str, email: str = "", language: str = "en") -> tuple[User, str]:
     """Create an account and its first token. A name equal to another up to case, NFKC or confusable
     look-alikes (TR39 skeleton) is taken."""
     username = usernames.normalise(username)
-    user = User(username=username, email=email)
+    user = User(username=username, email=email, language=language)
     try:
         validate_password(password, user)
     except ValidationError as exc:
-        raise InvalidRequest("The password is too weak.", errors={"password": list(exc.messages)}) from exc
+        raise InvalidRequest(_("The password is too weak."), errors={"password": list(exc.messages)}) from exc
     user.set_password(password)
     _username_free(username)
     try:
         with transaction.atomic():
             user.save()
     except IntegrityError:
-        raise Conflict("username_taken", f"The username {username!r} is taken.") from None
+        raise Conflict(
+            "username_taken", _("The username %(username)s is taken.") % {"username": repr(username)}
+        ) from None
     return user, token_for(user)
 
 
@@ -118,7 +124,7 @@ def user_login(*, username: str, password: str) -> str:
         correct = user.check_password(password)
     if user is None or not correct or not user.is_active:
         raise InvalidRequest(
-            "Wrong username or password.", errors={"non_field_errors": ["Wrong username or password."]}
+            _("Wrong username or password."), errors={"non_field_errors": [_("Wrong username or password.")]}
         )
     return token_for(user)
 
@@ -127,11 +133,11 @@ def user_login(*, username: str, password: str) -> str:
 def password_change(user: User, *, current: str, new: str, keep: ApiToken | None) -> None:
     """Change the password and revoke every token but ``keep`` (the one the request came with)."""
     if not user.check_password(current):
-        raise InvalidRequest("The current password is wrong.", errors={"current_password": ["Wrong password."]})
+        raise InvalidRequest(_("The current password is wrong."), errors={"current_password": [_("Wrong password.")]})
     try:
         validate_password(new, user)
     except ValidationError as exc:
-        raise InvalidRequest("The password is too weak.", errors={"new_password": list(exc.messages)}) from exc
+        raise InvalidRequest(_("The password is too weak."), errors={"new_password": list(exc.messages)}) from exc
     user.set_password(new)
     user.save(update_fields=["password"])
     others = ApiToken.objects.filter(user=user)

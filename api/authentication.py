@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils import translation
 from rest_framework import exceptions
 from rest_framework.authentication import BaseAuthentication, get_authorization_header
 from rest_framework.request import Request
@@ -35,6 +36,10 @@ class BearerOrTokenAuthentication(BaseAuthentication):
         if found is None:
             ratelimit.token_refused(request)  # 429 instead, once the address's anonymous budget is spent
             raise exceptions.AuthenticationFailed("Invalid or expired token.")
+        # A member's answers speak their stored language, whatever the client's Accept-Language says
+        # (issue 33); LocaleMiddleware names it in Content-Language on the way out.
+        translation.activate(found[0].language)
+        request._request.LANGUAGE_CODE = found[0].language
         return found
 
     def authenticate_header(self, request: Request) -> str:

@@ -15,6 +15,8 @@ from typing import Any
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.http import HttpResponse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -27,7 +29,7 @@ log = logging.getLogger(__name__)
 
 
 class IdempotencyKeyReused(ApplicationError):
-    code, status, title = "idempotency_key_reused", 422, "Idempotency key reused"
+    code, status, title = "idempotency_key_reused", 422, gettext_noop("Idempotency key reused")
 
 
 class Replay(Exception):
@@ -61,8 +63,8 @@ def validate_key(key: str) -> None:
     limit = settings.TABULA_MAX_IDEMPOTENCY_KEY
     if len(key) > limit or not all(" " < c <= "~" for c in key):
         raise InvalidRequest(
-            f"Idempotency-Key must be 1 to {limit} printable ASCII characters, without spaces.",
-            errors={"Idempotency-Key": [f"At most {limit} printable ASCII characters."]},
+            _("Idempotency-Key must be 1 to %(limit)s printable ASCII characters, without spaces.") % {"limit": limit},
+            errors={"Idempotency-Key": [_("At most %(limit)s printable ASCII characters.") % {"limit": limit}]},
         )
 
 
@@ -77,7 +79,7 @@ def replay_if_answered(user: User, key: str, print_: str) -> None:
     if stored is None:
         return
     if stored.fingerprint != print_:
-        raise IdempotencyKeyReused("This Idempotency-Key was used for another request.")
+        raise IdempotencyKeyReused(_("This Idempotency-Key was used for another request."))
     content = bytes(stored.content) if stored.content is not None else None  # memoryview on PostgreSQL
     raise Replay(stored.status, stored.body, content, stored.content_type)
 

@@ -21,6 +21,10 @@ from typing import Any
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.utils import translation
+from django.utils.cache import patch_vary_headers
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 
@@ -58,16 +62,18 @@ def _reject_constant(name: str) -> Any:
 def _check_strings_and_numbers(value: Any, path: str = "") -> None:
     if isinstance(value, str):
         if _FORBIDDEN_CHARS.search(value):
-            raise ParseError(f"{path or 'The body'}: strings may not contain NUL or unpaired surrogates.")
+            raise ParseError(
+                _("%(where)s: strings may not contain NUL or unpaired surrogates.") % {"where": path or _("The body")}
+            )
     elif isinstance(value, bool):
         return
     elif isinstance(value, int):
         if not -INT_BOUND <= value < INT_BOUND:
-            raise ParseError(f"{path or 'The body'}: integers must fit in 64 bits.")
+            raise ParseError(_("%(where)s: integers must fit in 64 bits.") % {"where": path or _("The body")})
     elif isinstance(value, dict):
         for key, item in value.items():
             if _FORBIDDEN_CHARS.search(key):
-                raise ParseError("Member names may not contain NUL or unpaired surrogates.")
+                raise ParseError(_("Member names may not contain NUL or unpaired surrogates."))
             _check_strings_and_numbers(item, f"{path}.{key}" if path else key)
     elif isinstance(value, list):
         for i, item in enumerate(value):
@@ -89,13 +95,17 @@ class StrictJSONParser(JSONParser):
         try:
             text = raw.decode((parser_context or {}).get("encoding") or settings.DEFAULT_CHARSET)
         except UnicodeDecodeError as exc:
-            raise ParseError(f"The body is not valid UTF-8: {exc.reason}.") from None
+            raise ParseError(_("The body is not valid UTF-8: %(reason)s.") % {"reason": exc.reason}) from None
         if json_depth(text) > settings.TABULA_MAX_JSON_DEPTH:
-            raise ParseError(f"JSON nested deeper than {settings.TABULA_MAX_JSON_DEPTH} levels.")
+            depth = settings.TABULA_MAX_JSON_DEPTH
+            raise ParseError(
+                ngettext("JSON nested deeper than %(depth)s level.", "JSON nested deeper than %(depth)s levels.", depth)
+                % {"depth": depth}
+            )
         try:
             data = json.loads(text, parse_constant=_reject_constant)
         except (ValueError, RecursionError) as exc:
-            raise ParseError(f"JSON parse error - {exc}") from None
+            raise ParseError(_("JSON parse error - %(error)s") % {"error": exc}) from None
         _check_strings_and_numbers(data)
         return data
 
@@ -113,30 +123,20 @@ class ApiGuardMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         if not _is_api(request):
             return self.get_response(request)
-        length = request.META.get("CONTENT_LENGTH") or "0"
-        if not length.isdigit():
-            body = problem(400, "malformed_request", "Malformed request", "Content-Length is not a number.")
-            return JsonResponse(body, status=400, content_type=PROBLEM)
-        if any(_FORBIDDEN_CHARS.search(k) or any(map(_FORBIDDEN_CHARS.search, v)) for k, v in request.GET.lists()):
-            detail = "Query parameters may not contain NUL or unpaired surrogates."  # PostgreSQL refuses them
-            return JsonResponse(
-                problem(400, "malformed_request", "Malformed request", detail), status=400, content_type=PROBLEM
-            )
-        limit = body_limit(request.path)
-        if int(length) > limit:
-            # The body is not parsed (the front read it whole, up to its own 4 MiB limit: front/app.py).
-            return JsonResponse(PayloadTooLarge(limit).problem(), status=413, content_type=PROBLEM)
+        refused = self._refuse_early(request)
+        if refused is not None:
+            return refused
         response = self.get_response(request)
         if response.status_code >= 400 and not response.get("Content-Type", "").endswith("json"):
             # Django's own pages (DEBUG's technical 404 and 500, CSRF failures): the API speaks problem+json.
             status = response.status_code
             reason = response.reason_phrase or "Error"
-            detail = "Nothing here." if status == 404 else reason
+            detail = _("Nothing here.") if status == 404 else reason
             code = {404: "not_found", 403: "forbidden", 405: "method_not_allowed"}.get(status, "server_error")
             if status < 500 and code == "server_error":
                 code = "malformed_request"
             replacement = JsonResponse(problem(status, code, reason, detail), status=status, content_type=PROBLEM)
-            for header in ("Retry-After", "Allow", "WWW-Authenticate"):
+            for header in ("Retry-After", "Allow", "WWW-Authenticate", "Content-Language", "Vary"):
                 if header in response:
                     replacement[header] = response[header]
             return replacement
@@ -149,5 +149,35 @@ class ApiGuardMiddleware:
             log.warning("database unavailable on %s %s: %s", request.method, request.path, exception)
             return service_unavailable_response()
         log.error("unhandled error on %s %s", request.method, request.path, exc_info=exception)
-        body = problem(500, "server_error", "Server error", "Something went wrong on our side; it has been logged.")
+        body = problem(
+            500, "server_error", _("Server error"), _("Something went wrong on our side; it has been logged.")
+        )
         return JsonResponse(body, status=500, content_type=PROBLEM)
+
+    def _refuse_early(self, request: HttpRequest) -> HttpResponse | None:
+        """A request refused before LocaleMiddleware ran: it speaks the Accept-Language itself."""
+        if self._refusal(request) is None:  # the common case, without looking the language up
+            return None
+        language = translation.get_language_from_request(request)
+        with translation.override(language):
+            response = self._refusal(request)
+        if response is not None:
+            response["Content-Language"] = language
+            patch_vary_headers(response, ("Accept-Language",))
+        return response
+
+    def _refusal(self, request: HttpRequest) -> HttpResponse | None:
+        length = request.META.get("CONTENT_LENGTH") or "0"
+        if not length.isdigit():
+            body = problem(400, "malformed_request", _("Malformed request"), _("Content-Length is not a number."))
+            return JsonResponse(body, status=400, content_type=PROBLEM)
+        if any(_FORBIDDEN_CHARS.search(k) or any(map(_FORBIDDEN_CHARS.search, v)) for k, v in request.GET.lists()):
+            detail = _("Query parameters may not contain NUL or unpaired surrogates.")  # PostgreSQL refuses them
+            return JsonResponse(
+                problem(400, "malformed_request", _("Malformed request"), detail), status=400, content_type=PROBLEM
+            )
+        limit = body_limit(request.path)
+        if int(length) > limit:
+            # The body is not parsed (the front read it whole, up to its own 4 MiB limit: front/app.py).
+            return JsonResponse(PayloadTooLarge(limit).problem(), status=413, content_type=PROBLEM)
+        return None

@@ -26,6 +26,7 @@ from typing import Any
 from django.conf import settings
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.utils.translation import gettext as _
 from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle
 
@@ -244,7 +245,7 @@ def token_refused(request: Request) -> None:
 
 
 def refused_response(refused: RateLimited) -> HttpResponse:
-    body = problem(429, "rate_limited", "Too many requests", str(refused.detail))
+    body = problem(429, "rate_limited", _("Too many requests"), str(refused.detail))
     response = JsonResponse(body, status=429, content_type=PROBLEM)
     for name, value in refused.headers.items():
         response[name] = value

@@ -26,6 +26,7 @@ from django.db.models import Q
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.http.response import HttpResponseBase
 from django.utils import timezone
+from django.utils.translation import gettext as _
 from rest_framework import exceptions as drf
 from rest_framework.request import Request
 
@@ -167,27 +168,30 @@ def _match_end(match_id: str, user: User, code: str | None) -> tuple[int, int] |
 async def _prepare(request: HttpRequest) -> tuple[Grant | None, Cursor | None, HttpResponse | None]:
     """Who the stream is for and where it resumes (None: from the current end), or the refusal."""
     if isinstance(request, WSGIRequest):  # a sync worker would be held for the stream's life: never
-        detail = "Streams are served on the front's event loop (front/app.py), not by this WSGI worker."
-        return None, None, _problem(503, "streams_unavailable", "Streams unavailable", detail, {"Retry-After": "30"})
+        detail = _("Streams are served on the front's event loop (front/app.py), not by this WSGI worker.")
+        return None, None, _problem(503, "streams_unavailable", _("Streams unavailable"), detail, {"Retry-After": "30"})
     if request.method != "GET":
-        return None, None, _problem(405, "method_not_allowed", "Method not allowed", "Streams answer GET only.")
+        return None, None, _problem(405, "method_not_allowed", _("Method not allowed"), _("Streams answer GET only."))
     grant = await streams.read(_authenticate, request)
     if grant is None:
-        detail = "Send Authorization: Token <key>, or ?ticket= from POST /api/v1/me/stream-tickets."
+        detail = _("Send Authorization: Token <key>, or ?ticket= from POST /api/v1/me/stream-tickets.")
         return (
             None,
             None,
-            _problem(401, "not_authenticated", "Not authenticated", detail, {"WWW-Authenticate": "Token"}),
+            _problem(401, "not_authenticated", _("Not authenticated"), detail, {"WWW-Authenticate": "Token"}),
         )
     after = _after(request)
     if after is False or (isinstance(after, tuple) and after[1] is not None and "/matches/" not in request.path):
-        detail = "Last-Event-ID / after must be an id this stream sent: a number (N.C on a match stream)."
-        return None, None, _problem(400, "invalid_request", "Invalid request", detail)
+        detail = _("Last-Event-ID / after must be an id this stream sent: a number (N.C on a match stream).")
+        return None, None, _problem(400, "invalid_request", _("Invalid request"), detail)
     refused = streams.CAPS.acquire(grant.user.pk)
     if refused is not None:
         wait = str(random.randint(5, 15))
-        detail = "Too many open streams for you." if refused == "user" else "This server holds all the streams it can."
-        return None, None, _problem(503, "too_many_streams", "Too many streams", detail, {"Retry-After": wait})
+        if refused == "user":
+            detail = _("Too many open streams for you.")
+        else:
+            detail = _("This server holds all the streams it can.")
+        return None, None, _problem(503, "too_many_streams", _("Too many streams"), detail, {"Retry-After": wait})
     return grant, (after if isinstance(after, tuple) else None), None
 
 
@@ -217,7 +221,7 @@ async def match_stream(request: HttpRequest, match_id: str) -> HttpResponseBase:
     end = await streams.read(_match_end, match_id, grant.user, code)
     if end is None:
         streams.CAPS.release(grant.user.pk)
-        return _problem(404, "not_found", "Not found", f"No match {match_id!r}.")
+        return _problem(404, "not_found", _("Not found"), _("No match %(id)s.") % {"id": repr(match_id)})
     records, chat_ = after if after is not None else (end[0], None)
     cursor = (records, end[1] if chat_ is None else chat_)  # without a chat number: new messages only
     allowed = functools.partial(_match_allowed, grant, match_id, code)

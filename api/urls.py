@@ -81,6 +81,8 @@ urlpatterns = [
     route("games", matches.GameListApi, "game-list"),
     route(r"games/(?P<game>[\w-]+)", matches.GameDetailApi, "game-detail"),
     route(r"games/(?P<game>[\w-]+)/components", components.GameComponentsApi, "game-components"),
+    route(r"games/(?P<game>[\w-]+)/i18n/(?P<language>[\w-]+)", components.GameCatalogueApi, "game-i18n"),
+    route(r"games/(?P<game>[\w-]+)/rules", components.GameRulesApi, "game-rules"),
     route("matches", matches.MatchListCreateApi, "match-list"),
     route(f"matches/{ID}", matches.MatchDetailApi, "match-detail"),
     route(f"matches/{ID}/join", matches.MatchJoinApi, "match-join"),

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import transaction
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from accounts.models import User
 from accounts.services import by_name
@@ -19,9 +21,9 @@ TYPES = ("followed",)  # someone began to follow you (not sent when you block th
 def _other(user: User, username: str) -> User:
     other = by_name(username)
     if other is None or other.deleted_at is not None:
-        raise NotFound(f"No user {username!r}.")
+        raise NotFound(_("No user %(username)s.") % {"username": repr(username)})
     if other.pk == user.pk:
-        raise InvalidRequest("That is you.", errors={"username": ["You cannot follow or block yourself."]})
+        raise InvalidRequest(_("That is you."), errors={"username": [_("You cannot follow or block yourself.")]})
     return other
 
 
@@ -44,7 +46,10 @@ def unfollow(user: User, username: str) -> None:
 def block(user: User, username: str, scope: str) -> tuple[Block, bool]:
     """Block ``username`` (or change the scope of a block); at most ``TABULA_MAX_BLOCKS`` each."""
     if scope not in Block.Scope.values:
-        raise InvalidRequest(f"Unknown scope {scope!r}.", errors={"scope": ['Must be "all", "games" or "messages".']})
+        raise InvalidRequest(
+            _("Unknown scope %(scope)s.") % {"scope": repr(scope)},
+            errors={"scope": [_('Must be "all", "games" or "messages".')]},
+        )
     other = _other(user, username)
     User.objects.select_for_update().filter(pk=user.pk).values_list("pk").first()  # racing blocks count each other
     row = Block.objects.filter(owner=user, blocked=other).first()
@@ -55,7 +60,16 @@ def block(user: User, username: str, scope: str) -> tuple[Block, bool]:
         return row, False
     cap = settings.TABULA_MAX_BLOCKS
     if Block.objects.filter(owner=user).count() >= cap:
-        raise Conflict("too_many_blocks", f"You block {cap} users already: unblock one first.", limit=cap)
+        raise Conflict(
+            "too_many_blocks",
+            ngettext(
+                "You block %(count)s user already: unblock one first.",
+                "You block %(count)s users already: unblock one first.",
+                cap,
+            )
+            % {"count": cap},
+            limit=cap,
+        )
     return Block.objects.create(owner=user, blocked=other, scope=scope), True
 
 

@@ -26,6 +26,10 @@ from django.http import HttpRequest, HttpResponse, HttpResponseBase, JsonRespons
 from django.http.multipartparser import MultiPartParserError
 from django.middleware.gzip import GZipMiddleware
 from django.urls import resolve
+from django.utils import translation
+from django.utils.cache import patch_vary_headers
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from core.errors import PROBLEM, problem
 
@@ -97,22 +101,40 @@ class BadRequestMiddleware:
             request.GET  # noqa: B018 (parsed now, kept on the request)
             if request.method == "POST" and request.content_type in self._FORMS:
                 request.POST  # noqa: B018
-        except RequestDataTooBig:
-            limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
-            detail = f"The request body is larger than {limit} bytes."
-            return _problem_response(problem(413, "payload_too_large", "Payload too large", detail, limit=limit))
-        except TooManyFieldsSent:
-            limit = settings.DATA_UPLOAD_MAX_NUMBER_FIELDS
-            detail = f"More than {limit} parameters (query string and form fields)."
-            return _problem_response(problem(400, "too_many_fields", "Too many fields", detail, limit=limit))
-        except TooManyFilesSent:
-            limit = settings.DATA_UPLOAD_MAX_NUMBER_FILES
-            detail = f"More than {limit} files."
-            return _problem_response(problem(400, "too_many_files", "Too many files", detail, limit=limit))
-        except (SuspiciousOperation, BadRequest, MultiPartParserError, UnicodeDecodeError):
-            detail = "The query string or the form body cannot be read."
-            return _problem_response(problem(400, "malformed_request", "Malformed request", detail))
+        except (SuspiciousOperation, BadRequest, MultiPartParserError, UnicodeDecodeError) as exc:
+            # LocaleMiddleware has not run yet: the refusal speaks the Accept-Language itself.
+            language = translation.get_language_from_request(request)
+            with translation.override(language):
+                response = _problem_response(self._problem(exc))
+            response["Content-Language"] = language
+            patch_vary_headers(response, ("Accept-Language",))
+            return response
         return self.get_response(request)
+
+    @staticmethod
+    def _problem(exc: Exception) -> dict[str, Any]:
+        if isinstance(exc, RequestDataTooBig):
+            limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+            detail = ngettext(
+                "The request body is larger than %(limit)s byte.",
+                "The request body is larger than %(limit)s bytes.",
+                limit,
+            ) % {"limit": limit}
+            return problem(413, "payload_too_large", _("Payload too large"), detail, limit=limit)
+        if isinstance(exc, TooManyFieldsSent):
+            limit = settings.DATA_UPLOAD_MAX_NUMBER_FIELDS
+            detail = ngettext(
+                "More than %(limit)s parameter (query string and form fields).",
+                "More than %(limit)s parameters (query string and form fields).",
+                limit,
+            ) % {"limit": limit}
+            return problem(400, "too_many_fields", _("Too many fields"), detail, limit=limit)
+        if isinstance(exc, TooManyFilesSent):
+            limit = settings.DATA_UPLOAD_MAX_NUMBER_FILES
+            detail = ngettext("More than %(limit)s file.", "More than %(limit)s files.", limit) % {"limit": limit}
+            return problem(400, "too_many_files", _("Too many files"), detail, limit=limit)
+        detail = _("The query string or the form body cannot be read.")
+        return problem(400, "malformed_request", _("Malformed request"), detail)
 
 
 def _problem_response(body: dict[str, Any]) -> HttpResponse:

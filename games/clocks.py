@@ -14,6 +14,8 @@ from collections.abc import Iterable
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
+from django.utils.translation import gettext as _
+
 from core.errors import InvalidRequest
 
 KEYS = frozenset({"per_move_s", "bank_s", "increment_s", "on_timeout", "bot_after", "away", "away_cap_s"})
@@ -41,25 +43,27 @@ def validate(tc: Any) -> dict[str, Any] | None:
     if tc is None:
         return None
     if not isinstance(tc, dict):
-        raise InvalidRequest("time_control must be an object.", errors={"time_control": ["Must be an object."]})
+        raise InvalidRequest(_("time_control must be an object."), errors={"time_control": [_("Must be an object.")]})
     errors: dict[str, list[str]] = {}
     unknown = set(tc) - KEYS
     if unknown:
-        errors["time_control"] = [f"Unknown keys: {', '.join(sorted(unknown))}."]
+        errors["time_control"] = [_("Unknown keys: %(keys)s.") % {"keys": ", ".join(sorted(unknown))}]
     for name, minimum in _MINIMUM.items():
         value, maximum = tc.get(name), _MAXIMUM[name]
         if value is not None and (type(value) is not int or not minimum <= value <= maximum):
-            errors[f"time_control.{name}"] = [f"Must be an integer from {minimum} to {maximum}."]
+            errors[f"time_control.{name}"] = [
+                _("Must be an integer from %(low)s to %(high)s.") % {"low": minimum, "high": maximum}
+            ]
     if ("per_move_s" in tc) == ("bank_s" in tc):
-        errors.setdefault("time_control", []).append("Give exactly one of per_move_s or bank_s.")
+        errors.setdefault("time_control", []).append(_("Give exactly one of per_move_s or bank_s."))
     if "increment_s" in tc and "bank_s" not in tc:
-        errors.setdefault("time_control", []).append("increment_s goes with bank_s.")
+        errors.setdefault("time_control", []).append(_("increment_s goes with bank_s."))
     if tc.get("on_timeout", "default_move") not in ON_TIMEOUT:
-        errors["time_control.on_timeout"] = ['Must be "default_move" or "forfeit".']
+        errors["time_control.on_timeout"] = [_('Must be "default_move" or "forfeit".')]
     if tc.get("away", "allowed") not in AWAY:
-        errors["time_control.away"] = ['Must be "allowed" or "disallowed".']
+        errors["time_control.away"] = [_('Must be "allowed" or "disallowed".')]
     if errors:
-        raise InvalidRequest("time_control is not valid.", errors=errors)
+        raise InvalidRequest(_("time_control is not valid."), errors=errors)
     return {"on_timeout": "default_move", **tc}
 
 

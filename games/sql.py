@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, connections
+from django.utils.translation import gettext as _
 
 from core.errors import NotFound
 from core.sql import columns, fetch, for_update, hydrate, table, width
@@ -23,7 +24,7 @@ def lock(match_id: str) -> Match:
     """``Match.objects.select_for_update(no_key=True).get(id=match_id)``: every write takes it."""
     rows = fetch(f"SELECT {columns(Match, 'm')} FROM {table(Match)} m WHERE m.id = %s{for_update()}", [match_id])
     if not rows:
-        raise NotFound(f"No match {match_id!r}.")
+        raise NotFound(_("No match %(id)s.") % {"id": repr(match_id)})
     return hydrate(Match, rows[0])
 
 
@@ -38,7 +39,7 @@ def locked(match_id: str, tail: str = "", tail_params: Sequence[Any] = ()) -> tu
         [*tail_params, match_id],
     )
     if not rows:
-        raise NotFound(f"No match {match_id!r}.")
+        raise NotFound(_("No match %(id)s.") % {"id": repr(match_id)})
     start = width(Match)
     seats = [hydrate(Seat, row, start) for row in rows if row[start] is not None]
     return hydrate(Match, rows[0]), seats, rows[0][-1] if tail else None
@@ -63,7 +64,7 @@ def match_with_seat_of(
         [user_id, *tail_params, match_id],
     )
     if not rows:
-        raise NotFound(f"No match {match_id!r}.")
+        raise NotFound(_("No match %(id)s.") % {"id": repr(match_id)})
     return hydrate(Match, rows[0]), rows[0][width(Match)], rows[0][-1] if tail else None
 
 

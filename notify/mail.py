@@ -18,10 +18,12 @@ from django.conf import settings
 from django.core import signing
 from django.core.cache import cache
 from django.core.mail import EmailMessage
-from django.utils import timezone
+from django.utils import formats, timezone, translation
+from django.utils.translation import gettext, ngettext
 
+import languages
 from accounts.models import User
-from notify import preferences, registry
+from notify import preferences, registry, words
 from notify.models import MailHeld
 
 #: The one thing an unsubscribe token does: the salt binds it to this purpose (no other signed value
@@ -83,7 +85,8 @@ def digest_maybe(user_id: int, *, urgent: bool = False, now: datetime | None = N
     if cache.get(streaming_key(user_id)) or (not urgent and matches.recently_active(user)):
         return False
     waiting = matches.turns(user)
-    more = registry.digest_lines(user)  # unread chat, nudges
+    with languages.speaking(user.language):
+        more = registry.digest_lines(user)  # unread chat, nudges: said in the recipient's language
     if not waiting and not more:
         return False
     gate = f"tabula:email-digest:{user_id}"
@@ -103,24 +106,61 @@ def held_due(now: datetime | None = None, limit: int = 200) -> list[int]:
     return ids
 
 
+def _deadline(value: Any, prefs: Any) -> str:
+    """A deadline as the recipient reads dates: their language's format, their time zone."""
+    when = value if isinstance(value, datetime) else datetime.fromisoformat(str(value))
+    tz = preferences.zone(prefs)
+    return formats.date_format(when.astimezone(tz), "DATETIME_FORMAT") + f" ({tz.key})"
+
+
 def send_digest(user: User, waiting: list[dict[str, Any]], more: list[str] | None = None) -> None:
+    """The digest, in the recipient's language (issue 33) — ``more`` comes from `registry.digest_lines`,
+    which the caller gathers under the same language."""
+    with languages.speaking(user.language):
+        _send_digest(user, waiting, more)
+
+
+def _send_digest(user: User, waiting: list[dict[str, Any]], more: list[str] | None) -> None:
     base = settings.TABULA_PUBLIC_URL.rstrip("/")
     link = f"{base}/api/v1/email/unsubscribe?token={unsubscribe_token(user.pk)}"
-    lines = [f"Hello {user.username},", ""]
+    zone = user.preferences or {}
+    lines = [gettext("Hello %(name)s,") % {"name": user.username}, ""]
     if waiting:
-        lines += [f"{len(waiting)} game(s) wait for your move:", ""]
+        count = len(waiting)
+        lines += [
+            ngettext("%(count)s game waits for your move:", "%(count)s games wait for your move:", count)
+            % {"count": count},
+            "",
+        ]
     for turn in waiting:
-        due = f" (deadline {turn['deadline']})" if turn["deadline"] else ""
-        lines.append(f"- {turn['game']}: {base}/matches/{turn['match']}{due}")
+        game = words.game_name(turn["game"])
+        url = f"{base}/matches/{turn['match']}"
+        if turn["deadline"]:
+            due = _deadline(turn["deadline"], zone)
+            lines.append(
+                gettext("- %(game)s: %(url)s (deadline %(deadline)s)") % {"game": game, "url": url, "deadline": due}
+            )
+        else:
+            lines.append(gettext("- %(game)s: %(url)s") % {"game": game, "url": url})
     if more:
-        lines += ["", "Also for you:", "", *more]
-    lines += ["", f"Stop these e-mails: {link}"]
-    subject = f"Tabula: your turn in {len(waiting)} game(s)" if waiting else "Tabula: news from your games"
+        lines += ["", gettext("Also for you:"), "", *more]
+    lines += ["", gettext("Stop these e-mails: %(link)s") % {"link": link}]
+    if waiting:
+        count = len(waiting)
+        subject = ngettext("Tabula: your turn in %(count)s game", "Tabula: your turn in %(count)s games", count) % {
+            "count": count
+        }
+    else:
+        subject = gettext("Tabula: news from your games")
     message = EmailMessage(
         subject=subject,
         body="\n".join(lines),
         from_email=settings.DEFAULT_FROM_EMAIL,
         to=[user.email],
-        headers={"List-Unsubscribe": f"<{link}>", "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"},
+        headers={
+            "List-Unsubscribe": f"<{link}>",
+            "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+            "Content-Language": translation.get_language() or languages.DEFAULT,
+        },
     )
     message.send()

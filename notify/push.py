@@ -42,30 +42,14 @@ from django.utils import timezone
 from py_vapid import Vapid02
 from pywebpush import WebPusher
 
+import languages
 from accounts.models import User
 from core import taskqueue
 from core.errors import Conflict, InvalidRequest, NotFound
-from notify import mail, preferences, registry, ssrf
+from notify import mail, preferences, registry, ssrf, words
 from notify.models import Notification, PushDelivery, PushSubscription
 
 log = logging.getLogger(__name__)
-TITLES = {
-    "your_turn": "Your turn",
-    "clock_low": "Your clock is running low",
-    "timed_out": "Your clock ran out",
-    "match_started": "A match started",
-    "match_finished": "A match is over",
-    "invited": "You are invited to a match",
-    "nudged": "A player is waiting for you",
-    "chat": "New messages at the table",
-    "proposal": "A proposal waits for your answer",
-    "proposal_result": "A proposal was decided",
-    "bot_took_over": "A bot took your seat",
-    "followed": "Someone follows you",
-    "tournament_started": "A tournament of yours started",
-    "tournament_paired": "Your next tournament match is ready",
-    "tournament_finished": "A tournament of yours is over",
-}
 _lock = threading.Lock()
 _vapid: Vapid02 | None = None
 
@@ -174,8 +158,9 @@ def fanout(notification_id: int) -> int:
 
 
 def payload(note: Notification) -> dict[str, Any]:
-    """What the push service carries: no game content at all."""
-    return {"type": note.type, "match": note.match_id, "n": note.seq, "title": TITLES.get(note.type, "Tabula")}
+    """What the push service carries: no game content at all; the title in the recipient's language."""
+    with languages.speaking(note.user.language):
+        return {"type": note.type, "match": note.match_id, "n": note.seq, "title": words.title(note.type)}
 
 
 def _ttl(note: Notification) -> int:

@@ -26,11 +26,13 @@ import httpx
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 from standardwebhooks.webhooks import Webhook as Signer
 
+import languages
 from core import taskqueue
 from core.errors import InvalidRequest, NotFound
-from notify import inbox, registry, ssrf
+from notify import inbox, registry, ssrf, words
 from notify.models import Delivery, Notification, Webhook
 
 log = logging.getLogger(__name__)
@@ -73,20 +75,27 @@ def webhook_get(user: Any, webhook_id: str) -> Webhook:
     return hook
 
 
-def _text(body: dict[str, Any]) -> str:
+def _text(body: dict[str, Any], language: str) -> str:
+    """The chat line of a Discord or Slack preset, in the hook owner's language."""
     data = body["data"]
     payload = data.get("payload") or {}
-    what = body["type"].replace("_", " ")
-    where = f" in {payload.get('game')} match {data.get('match')}" if data.get("match") else ""
-    return f"Tabula: {what}{where}."
+    with languages.speaking(language):
+        what = words.title(body["type"])
+        if not data.get("match"):
+            return gettext("Tabula: %(what)s.") % {"what": what}
+        return gettext("Tabula: %(what)s (%(game)s, match %(match)s).") % {
+            "what": what,
+            "game": words.game_name(payload.get("game")),
+            "match": data.get("match"),
+        }
 
 
 def body_for(hook: Webhook, type: str, data: dict[str, Any], at: str) -> dict[str, Any]:
     body = {"type": type, "timestamp": at, "data": data}
     if hook.format == Webhook.Format.DISCORD:
-        return {"content": _text(body)}
+        return {"content": _text(body, hook.user.language)}
     if hook.format == Webhook.Format.SLACK:
-        return {"text": _text(body)}
+        return {"text": _text(body, hook.user.language)}
     return body
 
 
@@ -146,7 +155,7 @@ def _post(hook: Webhook, msg_id: str, body: dict[str, Any]) -> httpx.Response:
 
 def attempt(delivery_id: int) -> str:
     """Send one delivery once; on failure schedule the next try (or give up). Answers the new status."""
-    delivery = Delivery.objects.select_related("webhook", "notification").filter(pk=delivery_id).first()
+    delivery = Delivery.objects.select_related("webhook__user", "notification").filter(pk=delivery_id).first()
     if delivery is None or delivery.status != Delivery.Status.PENDING:
         return "gone"
     hook = delivery.webhook

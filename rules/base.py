@@ -39,11 +39,17 @@ class RulesError(Exception):
     """A refusal by the engine. ``code`` is an API contract: never rename one."""
 
     code = "rules_error"
+    #: The game whose engine refused, set by the platform on the way out (its catalogue has the words).
+    game: str | None = None
 
-    def __init__(self, message: str, *, reason: str | None = None) -> None:
+    def __init__(self, message: str, *, reason: str | None = None, params: dict[str, Any] | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.reason = reason
+        #: What a client needs to say ``reason`` in its own words (issue 33): the game's catalogue
+        #: (``GET games/{game}/i18n/{lang}``) has ``reason.<reason>`` with these as ``{placeholders}``.
+        #: Only what the message itself shows the mover: never anything hidden from that seat.
+        self.params = params or {}
 
 
 class InvalidOptions(RulesError, ValueError):
@@ -75,8 +81,8 @@ class IllegalMove(RulesError):
 
     code = "illegal_move"
 
-    def __init__(self, reason: str, message: str) -> None:
-        super().__init__(message, reason=reason)
+    def __init__(self, reason: str, message: str, **params: Any) -> None:
+        super().__init__(message, reason=reason, params=params)
 
 
 # --- values ---------------------------------------------------------------------------------

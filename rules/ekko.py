@@ -966,16 +966,16 @@ def _apply_play(state: State, seat: Seat, card: int) -> tuple[State, tuple[Effec
         raise IllegalMove("wrong_phase", "a card can be played only during a turn")
     hand = state.hands[seat]
     if card not in hand:
-        raise IllegalMove("card_not_in_hand", f"card {card} is not in your hand")
+        raise IllegalMove("card_not_in_hand", f"card {card} is not in your hand", card=card)
     if card in state.locked[seat]:
-        raise IllegalMove("card_locked", f"card {card} is a locked penalty card until the next turn starts")
+        raise IllegalMove("card_locked", f"card {card} is a locked penalty card until the next turn starts", card=card)
     top = state.area[-1]
     obligation = state.obligation
     if not _allowed(card, top, obligation):
         if state.config.strict:  # §1.7.6 (a): the printed penalty instead of a refusal
             return _penalty(state, seat, "wrong_card", card)
         direction = needs(top)
-        raise IllegalMove(f"must_play_{direction}", f"the next card must be {direction} than {top}")
+        raise IllegalMove(f"must_play_{direction}", f"the next card must be {direction} than {top}", top=top)
     played = Effect("played", {"seat": seat, "card": card, "obligation_before": obligation})
     emptied = len(hand) == 1
     if not emptied and card not in ELEVENS:
@@ -1076,7 +1076,7 @@ def _apply_mirror(state: State, seat: Seat, move: Mirror) -> tuple[State, tuple[
     cfg = state.config
     top = state.area[-1]
     if move.against != top:  # §0.3: the target is gone; never a penalty
-        raise RaceLost(f"{move.against} is no longer the top card", reason="race_lost")
+        raise RaceLost(f"{move.against} is no longer the top card", reason="race_lost", params={"card": move.against})
     reaction = state.reaction
     if reaction is not None and seat in reaction.answered:
         raise IllegalMove("already_answered", "you have already answered this window")
@@ -1087,21 +1087,23 @@ def _apply_mirror(state: State, seat: Seat, move: Mirror) -> tuple[State, tuple[
     if cfg.strict and card != m and card in hand and card not in locked:
         return _penalty(state, seat, "wrong_reflex", card)  # §1.7.6 (b)
     if m is None:
-        raise IllegalMove("no_mirror_exists", f"{top} is a multiple of 11 and has no mirror")
+        raise IllegalMove("no_mirror_exists", f"{top} is a multiple of 11 and has no mirror", top=top)
     if not cfg.allow_self_mirror and state.area_by[-1] == seat:
         raise IllegalMove("self_mirror_disabled", "this match does not allow mirroring your own card")
     if card not in hand:
-        raise IllegalMove("card_not_in_hand", f"card {card} is not in your hand")
+        raise IllegalMove("card_not_in_hand", f"card {card} is not in your hand", card=card)
     if card in locked:
-        raise IllegalMove("card_locked", f"card {card} is a locked penalty card until the next turn starts")
+        raise IllegalMove("card_locked", f"card {card} is a locked penalty card until the next turn starts", card=card)
     if card != m:
-        raise IllegalMove("not_the_mirror", f"the mirror of {top} is {m}, not {card}")
+        raise IllegalMove("not_the_mirror", f"the mirror of {top} is {m}, not {card}", top=top, mirror=m, card=card)
     discard = move.discard
     if move.effect == "discard":
         if discard is None:
             raise IllegalMove("discard_missing", "the discard effect needs a `discard` card")
         if discard == card or discard not in hand or discard in locked:
-            raise IllegalMove("discard_not_in_hand", f"card {discard} is not another unlocked card of your hand")
+            raise IllegalMove(
+                "discard_not_in_hand", f"card {discard} is not another unlocked card of your hand", card=discard
+            )
     elif discard is not None:
         raise IllegalMove("discard_not_allowed", "`discard` goes only with the discard effect")
 

@@ -1150,21 +1150,21 @@ def apply(state: State, seat: Seat, move: Move) -> tuple[State, tuple[Effect, ..
     match move:
         case EmperorSwap():
             if phase != "emperor_swap":
-                raise IllegalMove("wrong_phase", f"no emperor_swap during {phase}")
+                raise IllegalMove("wrong_phase", f"no emperor_swap during {phase}", move="emperor_swap", phase=phase)
             _apply_swap(d, seat, move)
         case MoveStack():
             if phase not in ("action", "action2"):
-                raise IllegalMove("wrong_phase", f"no move during {phase}")
+                raise IllegalMove("wrong_phase", f"no move during {phase}", move="move", phase=phase)
             _apply_move(d, seat, move)
         case Construct():
             if phase not in ("action", "action2"):
-                raise IllegalMove("wrong_phase", f"no construct during {phase}")
+                raise IllegalMove("wrong_phase", f"no construct during {phase}", move="construct", phase=phase)
             _apply_construct(d, seat, move)
         case ForcedMarch():
             _apply_forced_march(d, seat)
         case EndActions():
             if phase != "post_action":
-                raise IllegalMove("wrong_phase", f"no end_actions during {phase}")
+                raise IllegalMove("wrong_phase", f"no end_actions during {phase}", move="end_actions", phase=phase)
             d.emit("actions_ended", {"seat": seat})
             _advance(d, "reinforcement")
         case Reinforce():
@@ -1182,9 +1182,9 @@ def _apply_swap(d: Draft[State], seat: int, move: EmperorSwap) -> None:
         idx = state.board.index.get(move.with_)
         st = None if idx is None else state.stacks[idx]
         if idx is None or st is None or st.owner != seat:
-            raise IllegalMove("not_own_disc", f"{move.with_} holds none of your discs")
+            raise IllegalMove("not_own_disc", f"{move.with_} holds none of your discs", space=move.with_)
         if st.emperor:
-            raise IllegalMove("is_emperor", f"{move.with_} holds your Emperor")
+            raise IllegalMove("is_emperor", f"{move.with_} holds your Emperor", space=move.with_)
         target = idx
     d.set(swap=put(state.swap, seat, SwapAnswer(target)))
     # The answer stays private (§A9): the public effect names only the seat.
@@ -1225,34 +1225,41 @@ def _apply_move(d: Draft[State], seat: int, move: MoveStack) -> None:
     f = board.index.get(move.from_)
     mover = None if f is None else stacks[f]
     if f is None or mover is None or mover.owner != seat:
-        raise IllegalMove("not_own_stack", f"{move.from_} holds no stack of yours")
+        raise IllegalMove("not_own_stack", f"{move.from_} holds no stack of yours", space=move.from_)
     t = board.index.get(move.to)
     if t is None or not board.is_sand[t]:
-        raise IllegalMove("not_sand", f"{move.to} is not a sand space")
+        raise IllegalMove("not_sand", f"{move.to} is not a sand space", space=move.to)
     if t == f:
-        raise IllegalMove("unreachable", "a stack cannot move onto itself")
+        raise IllegalMove("unreachable", "a stack cannot move onto itself", space=move.to)
     target = stacks[t]
     kind: Expect
     if target is None:
         if not _reaches(state, f, {t}):
-            raise IllegalMove("unreachable", f"no path of empty sand leads to {move.to}")
+            raise IllegalMove("unreachable", f"no path of empty sand leads to {move.to}", space=move.to)
         kind = "simple"
     else:
         if t not in board.sand_nbrs[f] and not _reaches(state, f, set(board.sand_nbrs[t])):
-            raise IllegalMove("unreachable", f"{move.to} is not next to a space the stack can reach")
+            raise IllegalMove("unreachable", f"{move.to} is not next to a space the stack can reach", space=move.to)
         if target.owner == seat:
             if mover.height + target.height > STACK_MAX:
-                raise IllegalMove("regroup_over_4", "a regrouped stack would exceed 4 discs")
+                raise IllegalMove("regroup_over_4", "a regrouped stack would exceed 4 discs", count=STACK_MAX)
             if move.expect in ("attack", "kamikaze"):
                 raise IllegalMove("own_stack", "own stacks can never be attacked")
             kind = "regroup"
         else:
             found = _classify(mover, target)
             if found is None:
-                raise IllegalMove("too_weak", f"the stack on {move.from_} is too weak to attack {move.to}")
+                raise IllegalMove(
+                    "too_weak",
+                    f"the stack on {move.from_} is too weak to attack {move.to}",
+                    from_space=move.from_,
+                    to_space=move.to,
+                )
             kind = found
     if move.expect is not None and move.expect != kind:
-        raise IllegalMove("expect_mismatch", f"this move is a {kind}, not a {move.expect}")
+        raise IllegalMove(
+            "expect_mismatch", f"this move is a {kind}, not a {move.expect}", kind=kind, expect=move.expect
+        )
     new_stacks = list(stacks)
     seats = state.seats
     data: dict[str, Any] = {"seat": seat, "from": move.from_, "to": move.to, "expect": kind}
@@ -1304,27 +1311,41 @@ def _apply_construct(d: Draft[State], seat: int, move: Construct) -> None:
     board = state.board
     c = board.index.get(move.space)
     if c is None or board.types[c] not in CONSTRUCTION:
-        raise IllegalMove("not_construction_space", f"{move.space} is not a construction space")
+        raise IllegalMove("not_construction_space", f"{move.space} is not a construction space", space=move.space)
     if move.building not in ALLOWED[board.types[c]]:
-        raise IllegalMove("terrain_forbids", f"a {board.types[c]} does not allow a {move.building}")
+        raise IllegalMove(
+            "terrain_forbids",
+            f"a {board.types[c]} does not allow a {move.building}",
+            terrain=board.types[c],
+            building=move.building,
+        )
     existing = state.buildings[c]
     cost = VALUE[move.building]
     if existing is not None:
         if existing.owner == seat:
             if VALUE[existing.kind] >= cost:
-                raise IllegalMove("not_an_upgrade", f"your {existing.kind} there is worth as much or more")
+                raise IllegalMove(
+                    "not_an_upgrade", f"your {existing.kind} there is worth as much or more", building=existing.kind
+                )
         elif VALUE[existing.kind] > cost:
-            raise IllegalMove("enemy_building_too_valuable", f"the {existing.kind} there is worth more")
+            raise IllegalMove(
+                "enemy_building_too_valuable", f"the {existing.kind} there is worth more", building=existing.kind
+            )
         else:
             cost += 1
     s = board.index.get(move.from_stack)
     payer = None if s is None else state.stacks[s]
     if s is None or payer is None or payer.owner != seat or s not in board.sand_nbrs[c]:
-        raise IllegalMove("not_adjacent", f"{move.from_stack} is not a stack of yours next to {move.space}")
+        raise IllegalMove(
+            "not_adjacent",
+            f"{move.from_stack} is not a stack of yours next to {move.space}",
+            stack=move.from_stack,
+            space=move.space,
+        )
     if payer.height < cost:
-        raise IllegalMove("stack_too_small", f"the stack cannot pay {cost} discs")
+        raise IllegalMove("stack_too_small", f"the stack cannot pay {cost} discs", count=cost)
     if supply(state, seat)[move.building] == 0:
-        raise IllegalMove("no_piece_left", f"no {move.building} left in your supply")
+        raise IllegalMove("no_piece_left", f"no {move.building} left in your supply", building=move.building)
     if move.sacrifice_emperor and not payer.emperor:
         raise IllegalMove("emperor_flag_mismatch", "sacrifice_emperor needs your Emperor in the paying stack")
     if not move.sacrifice_emperor and payer.height - payer.emperor < cost:
@@ -1362,12 +1383,14 @@ def _apply_forced_march(d: Draft[State], seat: int) -> None:
     """§A5.3: box 3 plain reserve discs and open `action2`."""
     state = d.state
     if state.phase != "post_action":
-        raise IllegalMove("wrong_phase", f"no forced_march during {state.phase}")
+        raise IllegalMove(
+            "wrong_phase", f"no forced_march during {state.phase}", move="forced_march", phase=state.phase
+        )
     if state.forced_march_used:
         raise IllegalMove("forced_march_used", "forced march was already used this turn")
     me = state.seats[seat]
     if _plain_reserve(me) < FORCED_MARCH_COST:
-        raise IllegalMove("reserve_too_small", "the reserve holds fewer than 3 plain discs")
+        raise IllegalMove("reserve_too_small", "the reserve holds fewer than 3 plain discs", count=FORCED_MARCH_COST)
     me = replace(me, reserve=me.reserve - FORCED_MARCH_COST, boxed=me.boxed + FORCED_MARCH_COST)
     d.set(seats=put(state.seats, seat, me), forced_march_used=True)
     d.emit("forced_march", {"seat": seat, "boxed": FORCED_MARCH_COST})
@@ -1378,18 +1401,18 @@ def _apply_reinforce(d: Draft[State], seat: int, move: Reinforce) -> None:
     """§A5.4: up to 3 reserve discs onto one eligible own stack, the Emperor first."""
     state = d.state
     if state.phase != "reinforcement":
-        raise IllegalMove("wrong_phase", f"no reinforce during {state.phase}")
+        raise IllegalMove("wrong_phase", f"no reinforce during {state.phase}", move="reinforce", phase=state.phase)
     board = state.board
     s = board.index.get(move.stack)
     st = None if s is None else state.stacks[s]
     if s is None or st is None or st.owner != seat:
-        raise IllegalMove("no_such_stack", f"{move.stack} holds no stack of yours")
+        raise IllegalMove("no_such_stack", f"{move.stack} holds no stack of yours", space=move.stack)
     if any((b := state.buildings[n]) is not None and b.owner != seat for n in board.nbrs[s]):
-        raise IllegalMove("adjacent_enemy_building", f"{move.stack} is next to an enemy building")
+        raise IllegalMove("adjacent_enemy_building", f"{move.stack} is next to an enemy building", space=move.stack)
     me = state.seats[seat]
     top = min(REINFORCE_MAX, me.reserve, STACK_MAX - st.height)
     if not 1 <= move.count <= top:
-        raise IllegalMove("count_out_of_range", f"count must be 1..{top}")
+        raise IllegalMove("count_out_of_range", f"count must be 1..{top}", count=top)
     if move.include_emperor != me.reserve_emperor:
         raise IllegalMove(
             "emperor_must_come_first",

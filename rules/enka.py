@@ -1053,17 +1053,18 @@ def _finish(d: Draft[State], state: State) -> tuple[State, tuple[Effect, ...]]:
     return d.done()
 
 
-def _illegal(reason: str, message: str) -> IllegalMove:
-    """An `IllegalMove` with the page's reason code; the message names no hidden card."""
-    return IllegalMove(reason, message)
+def _illegal(reason: str, message: str, **params: Any) -> IllegalMove:
+    """An `IllegalMove` with the page's reason code; the message names no hidden card, and
+    ``params`` only the mover's own card (the one "that card" means), for a client's words."""
+    return IllegalMove(reason, message, **params)
 
 
 def _check_color(card: str, color: str | None, what: str) -> None:
     """`color` is required for a wild and refused otherwise (§2.7.7)."""
     if card in WILDS and color is None:
-        raise _illegal("color_required", f"{what} is a wild card: name a colour")
+        raise _illegal("color_required", f"{what} is a wild card: name a colour", card=card)
     if card not in WILDS and color is not None:
-        raise _illegal("color_not_allowed", f"{what} is not a wild card: send no colour")
+        raise _illegal("color_not_allowed", f"{what} is not a wild card: send no colour", card=card)
 
 
 def _penalty(state: State, seat: Seat) -> tuple[State, tuple[Effect, ...]]:
@@ -1089,11 +1090,13 @@ def apply(state: State, seat: Seat, move: Move) -> tuple[State, tuple[Effect, ..
             raise _illegal("wrong_phase", "decide on the drawn card first: play_drawn or keep")
         _check_color(move.card, move.color, "that card")
         if move.card not in state.hands[seat]:
-            raise _illegal("card_not_in_hand", "you do not hold that card")
+            raise _illegal("card_not_in_hand", "you do not hold that card", card=move.card)
         if not matches(move.card, top, state.current_color, cfg.symbol_match):
             if cfg.strict:
                 return _penalty(state, seat)
-            raise _illegal("card_does_not_match", "that card matches neither the colour nor the top card")
+            raise _illegal(
+                "card_does_not_match", "that card matches neither the colour nor the top card", card=move.card
+            )
         d = Draft(state)
         _place(d, seat, move.card, move.color, move.one, "turn")
         return _finish(d, state)
@@ -1122,7 +1125,7 @@ def apply(state: State, seat: Seat, move: Move) -> tuple[State, tuple[Effect, ..
             raise _illegal("wrong_phase", "play_drawn follows a draw with if_playable ask")
         _check_color(card, move.color, "the drawn card")
         if not matches(card, top, state.current_color, cfg.symbol_match):
-            raise _illegal("drawn_card_does_not_match", "the drawn card does not match: keep it")
+            raise _illegal("drawn_card_does_not_match", "the drawn card does not match: keep it", card=card)
         d = Draft(state)
         _place(d, seat, card, move.color, move.one, "drawn")
         return _finish(d, state)
@@ -1157,9 +1160,9 @@ def _jump_in(state: State, seat: Seat, move: JumpIn) -> tuple[State, tuple[Effec
     if move.card != top:
         if cfg.strict and move.card in state.hands[seat]:
             return _penalty(state, seat)
-        raise _illegal("not_identical", "a jump-in needs a card identical to the top card")
+        raise _illegal("not_identical", "a jump-in needs a card identical to the top card", card=move.card)
     if move.card not in state.hands[seat]:
-        raise _illegal("card_not_in_hand", "you do not hold that card")
+        raise _illegal("card_not_in_hand", "you do not hold that card", card=move.card)
     d = Draft(state)  # a jump-in during `drawn` cancels the choice (`_place` clears it); the drawer keeps the card
     _place(d, seat, move.card, None, move.one, "jump_in")
     return _finish(d, state)

@@ -27,6 +27,8 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop, ngettext
 
 from accounts import usernames
 from accounts.models import User
@@ -48,7 +50,7 @@ _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f\u202a-\u202e\u2066-\u2069]")  # C
 class Muted(ApplicationError):
     """A moderator muted the caller (``until``: when they may chat again)."""
 
-    code, status, title = "muted", 403, "Muted"
+    code, status, title = "muted", 403, gettext_noop("Muted")
 
 
 @dataclass
@@ -133,20 +135,33 @@ def message_json(message: ChatMessage, reader: Reader) -> dict[str, Any]:
 
 def _channel(channel: Any) -> str:
     if channel not in CHANNELS:
-        raise InvalidRequest("Unknown channel.", errors={"channel": ['Must be "table", "spectators" or "sealed".']})
+        raise InvalidRequest(
+            _("Unknown channel."), errors={"channel": [_('Must be "table", "spectators" or "sealed".')]}
+        )
     return str(channel)
 
 
 def _text(text: Any, limit: int, *, name: str = "text", allow_empty: bool = False) -> str:
     if not isinstance(text, str):
-        raise InvalidRequest(f"{name} must be a string.", errors={name: ["Must be a string."]})
+        raise InvalidRequest(
+            _("%(field)s must be a string.") % {"field": name}, errors={name: [_("Must be a string.")]}
+        )
     text = text.strip()
     if not allow_empty and not text:
-        raise InvalidRequest(f"{name} is empty.", errors={name: ["May not be empty."]})
+        raise InvalidRequest(_("%(field)s is empty.") % {"field": name}, errors={name: [_("May not be empty.")]})
     if len(text) > limit:
-        raise InvalidRequest(f"{name} is too long.", errors={name: [f"At most {limit} characters."]})
+        raise InvalidRequest(
+            _("%(field)s is too long.") % {"field": name},
+            errors={
+                name: [
+                    ngettext("At most %(limit)s character.", "At most %(limit)s characters.", limit) % {"limit": limit}
+                ]
+            },
+        )
     if _CONTROL.search(text):
-        raise InvalidRequest(f"{name} holds control characters.", errors={name: ["No control characters."]})
+        raise InvalidRequest(
+            _("%(field)s holds control characters.") % {"field": name}, errors={name: [_("No control characters.")]}
+        )
     return text
 
 
@@ -169,8 +184,8 @@ def chat_list(
     reader = reader_for(match, user)
     if not reader.may_read(channel):
         if channel == "table":
-            raise Forbidden("The table's chat is its players' until the match ends.")
-        raise Forbidden("Players do not see the spectators' chat while the match is live.")
+            raise Forbidden(_("The table's chat is its players' until the match ends."))
+        raise Forbidden(_("Players do not see the spectators' chat while the match is live."))
     rows = ChatMessage.objects.filter(match=match, channel=channel, seq__gt=after).select_related("author")
     if channel == "sealed" and not reader.ended:
         rows = rows.filter(author_id=reader.user_id) if reader.user_id else rows.none()
@@ -215,28 +230,30 @@ def chat_end(match_id: str) -> int:
 
 def _may_post(match: Match, reader: Reader, channel: str, to: int | None) -> None:
     if reader.user is None:
-        raise Forbidden("Sign in to chat.")
+        raise Forbidden(_("Sign in to chat."))
     if to is not None:
         if channel != "table":
-            raise InvalidRequest("Only the table's chat has whispers.", errors={"to": ["Only on the table channel."]})
+            raise InvalidRequest(
+                _("Only the table's chat has whispers."), errors={"to": [_("Only on the table channel.")]}
+            )
         if reader.seat is None:
-            raise Forbidden("Only seated players whisper.")
+            raise Forbidden(_("Only seated players whisper."))
         if isinstance(to, bool) or not isinstance(to, int) or not 0 <= to < match.players or to == reader.seat:
-            raise InvalidRequest("No such seat to whisper to.", errors={"to": ["Another seat of this match."]})
+            raise InvalidRequest(_("No such seat to whisper to."), errors={"to": [_("Another seat of this match.")]})
         if match.rated and match.players >= 3:
             raise Conflict(
                 "whispers_not_allowed",
-                "No whispers in a rated match of three or more: they would be a collusion channel.",
+                _("No whispers in a rated match of three or more: they would be a collusion channel."),
             )
     if channel == "table" and reader.seat is None and not reader.staff:
-        raise Forbidden("Only the seated players (and staff) talk at the table.")
+        raise Forbidden(_("Only the seated players (and staff) talk at the table."))
     if channel == "spectators" and reader.seat is not None and not reader.ended:
-        raise Forbidden("Players do not talk in the spectators' chat while the match is live.")
+        raise Forbidden(_("Players do not talk in the spectators' chat while the match is live."))
     if channel == "sealed":
         if reader.seat is None:
-            raise Forbidden("Only seated players seal messages.")
+            raise Forbidden(_("Only seated players seal messages."))
         if reader.ended:
-            raise Conflict("match_over", "The match is over: sealed messages are open now.")
+            raise Conflict("match_over", _("The match is over: sealed messages are open now."))
 
 
 def _counter(match: Match) -> ChatCounter:
@@ -253,7 +270,7 @@ def chat_post(*, match_id: str, user: User, channel: Any, text: Any, to: Any = N
     _may_post(match, reader, channel, to)
     until = moderation.muted_until(user, match)
     if until is not None:
-        raise Muted(f"You may not chat until {until.isoformat()}.", until=until.isoformat())
+        raise Muted(_("You may not chat until %(until)s.") % {"until": until.isoformat()}, until=until.isoformat())
     counter = _counter(match)
     counter.n += 1
     seq = getattr(counter, channel) + 1
@@ -320,7 +337,7 @@ def chat_read(*, match_id: str, user: User, channel: Any, seq: Any) -> None:
     match = games.match_get_for(match_id, user)
     channel = _channel(channel)
     if isinstance(seq, bool) or not isinstance(seq, int) or not 0 <= seq < 2**31:
-        raise InvalidRequest("seq must be a number.", errors={"seq": ["A whole number, 0 or more."]})
+        raise InvalidRequest(_("seq must be a number."), errors={"seq": [_("A whole number, 0 or more.")]})
     cursor = _locked_cursor(user, match, channel)
     cursor.read = max(cursor.read, seq)
     cursor.notified = False
@@ -332,7 +349,7 @@ def _message(match: Match, channel: Any, seq: int, reader: Reader) -> ChatMessag
         ChatMessage.objects.filter(match=match, channel=_channel(channel), seq=seq).select_related("author").first()
     )
     if message is None or not reader.sees(message):
-        raise NotFound(f"No message {seq} in this match's {channel} chat.")
+        raise NotFound(_("No message %(seq)s in this match's %(channel)s chat.") % {"seq": seq, "channel": channel})
     return message
 
 
@@ -396,4 +413,7 @@ def digest_lines(user: Any) -> list[str]:
     rows = (
         ChatCursor.objects.filter(user=user, notified=True).values_list("match_id", "match__game").order_by("match_id")
     )
-    return [f"- unread messages in {game}: {base}/matches/{match_id}" for match_id, game in rows]
+    return [
+        "- " + _("unread messages in %(game)s:") % {"game": game} + f" {base}/matches/{match_id}"
+        for match_id, game in rows
+    ]

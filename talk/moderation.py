@@ -12,6 +12,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from accounts.models import User
 from accounts.services import by_name
@@ -22,7 +23,7 @@ from talk.models import ChatAction, ChatMessage, ChatReport, Mute
 
 def require_staff(user: User) -> None:
     if not user.is_staff:
-        raise Forbidden("Only staff moderate chat.")
+        raise Forbidden(_("Only staff moderate chat."))
 
 
 @cache
@@ -56,16 +57,16 @@ def mute(*, by: User, username: str, until: datetime, reason: str, match: Match 
     require_staff(by)
     user = by_name(username)
     if user is None:
-        raise NotFound(f"No user {username!r}.")
+        raise NotFound(_("No user %(username)s.") % {"username": repr(username)})
     if until <= timezone.now():
-        raise InvalidRequest("A mute ends in the future.", errors={"until": ["Must be in the future."]})
+        raise InvalidRequest(_("A mute ends in the future."), errors={"until": [_("Must be in the future.")]})
     return Mute.objects.create(user=user, match=match, until=until, reason=reason, by=by)
 
 
 def unmute(*, by: User, mute_id: int) -> None:
     require_staff(by)
     if not Mute.objects.filter(pk=mute_id, until__gt=timezone.now()).update(until=timezone.now()):
-        raise NotFound(f"No mute {mute_id} in force.")
+        raise NotFound(_("No mute %(id)s in force.") % {"id": mute_id})
 
 
 def mutes(by: User) -> QuerySet[Mute]:

@@ -7,6 +7,8 @@ from typing import Any
 
 from django.conf import settings
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from accounts.models import User
 from core.errors import InvalidRequest
@@ -25,17 +27,26 @@ def note_put(*, match_id: str, user: User, text: Any) -> dict[str, Any]:
     match = games.match_get_for(match_id, user)
     limit = settings.TABULA_NOTE_MAX_LENGTH
     if not isinstance(text, str):
-        raise InvalidRequest("text must be a string.", errors={"text": ["Must be a string."]})
+        raise InvalidRequest(
+            _("%(field)s must be a string.") % {"field": "text"}, errors={"text": [_("Must be a string.")]}
+        )
     if len(text) > limit:
-        raise InvalidRequest("text is too long.", errors={"text": [f"At most {limit} characters."]})
+        raise InvalidRequest(
+            _("%(field)s is too long.") % {"field": "text"},
+            errors={
+                "text": [
+                    ngettext("At most %(limit)s character.", "At most %(limit)s characters.", limit) % {"limit": limit}
+                ]
+            },
+        )
     if "\x00" in text:  # the body parser refuses NUL already; a note is stored as given otherwise
-        raise InvalidRequest("text holds NUL.", errors={"text": ["No NUL characters."]})
+        raise InvalidRequest(_("%(field)s holds NUL.") % {"field": "text"}, errors={"text": [_("No NUL characters.")]})
     if not text.strip():
         Note.objects.filter(user=user, match=match).delete()
         return {"text": "", "updated_at": None}
-    note, _ = Note.objects.update_or_create(
-        user=user, match=match, defaults={"text": text, "updated_at": timezone.now()}
-    )
+    note = Note.objects.update_or_create(user=user, match=match, defaults={"text": text, "updated_at": timezone.now()})[
+        0
+    ]
     return {"text": note.text, "updated_at": note.updated_at.isoformat()}
 
 

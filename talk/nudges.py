@@ -16,6 +16,8 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from accounts.models import User
 from circles import selectors as circles
@@ -32,7 +34,7 @@ TYPES = ("nudged",)
 class NotAwaited(ApplicationError):
     """The seat is not a person the match waits for (a bot, a resigned seat, a seat not to move)."""
 
-    code, status, title = "not_awaited", 422, "Not awaited"
+    code, status, title = "not_awaited", 422, gettext_noop("Not awaited")
 
 
 class NudgeTooSoon(Conflict):
@@ -74,20 +76,28 @@ def nudge(*, match_id: str, user: User, seat: Any) -> dict[str, Any]:
     seats = list(Seat.objects.filter(match=match).select_related("user").order_by("index"))
     mine = next((s for s in seats if s.user_id == user.pk), None)
     if mine is None:
-        raise NotSeated("Only seated players nudge.")
+        raise NotSeated(_("Only seated players nudge."))
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < match.players or seat == mine.index:
-        raise InvalidRequest("No such seat to nudge.", errors={"seat": ["Another seat of this match."]})
+        raise InvalidRequest(_("No such seat to nudge."), errors={"seat": [_("Another seat of this match.")]})
     if match.status != Match.Status.ACTIVE:
-        raise Conflict("match_not_started" if match.status == Match.Status.OPEN else "match_over", "Nothing to nudge.")
+        raise Conflict(
+            "match_not_started" if match.status == Match.Status.OPEN else "match_over", _("Nothing to nudge.")
+        )
     target = seats[seat]
     if target.user is None or target.bot or target.resigned or seat not in match.awaiting:
-        raise NotAwaited(f"Seat {seat} is not a person the match waits for.")
+        raise NotAwaited(_("Seat %(seat)s is not a person the match waits for.") % {"seat": seat})
     if target.away_until is not None:
-        raise Conflict("seat_away", f"Seat {seat} is away until {target.away_until.isoformat()}.")
+        raise Conflict(
+            "seat_away",
+            _("Seat %(seat)s is away until %(until)s.") % {"seat": seat, "until": target.away_until.isoformat()},
+        )
     now = timezone.now()
     key, wait = nudge_check(match, seat, now)
     if wait > 0:
-        raise NudgeTooSoon(f"Seat {seat} may be nudged in {math.ceil(wait)} s.", math.ceil(wait))
+        raise NudgeTooSoon(
+            _("Seat %(seat)s may be nudged in %(seconds)s s.") % {"seat": seat, "seconds": math.ceil(wait)},
+            math.ceil(wait),
+        )
     delivered = not circles.blocks(target.user.pk, user.pk, "messages")
     Nudge.objects.create(match=match, seat=seat, by=user, turn_since=key, at=now, delivered=delivered)
     if delivered:
@@ -106,5 +116,8 @@ def digest_lines(user: Any) -> list[str]:
     rows = Nudge.objects.filter(at__gte=recent, delivered=True, match_id__in={m for m, _ in held})
     for nudge_ in rows.select_related("match", "by"):
         if (nudge_.match_id, nudge_.seat) in held and nudge_.seat in nudge_.match.awaiting:
-            lines.append(f"- {nudge_.by.username} nudged you in {nudge_.match.game}: {base}/matches/{nudge_.match_id}")
+            words = {"username": nudge_.by.username, "game": nudge_.match.game}
+            lines.append(
+                "- " + _("%(username)s nudged you in %(game)s:") % words + f" {base}/matches/{nudge_.match_id}"
+            )
     return lines

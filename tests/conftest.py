@@ -17,6 +17,11 @@ import pytest  # noqa: E402
 POSTGRESQL_ONLY = "needs PostgreSQL (make test-pg runs it)"
 
 
+# Scripts the ops tests run in processes of their own, against databases they start: never imported
+# here (`--doctest-modules` would import them, and they would run).
+collect_ignore = ["ops/replica_probe.py", "ops/pooler_probe.py"]
+
+
 def pytest_configure(config):
     """The ``postgresql`` marker, and the SQLite test database's folder (var/ by default): the
     settings name it, they create nothing."""

@@ -7,14 +7,16 @@ from typing import Any
 
 from django.conf import settings
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from notify import preferences
 from notify.models import Notification
 
-LINES = {
-    "tournament_started": "{name} has started",
-    "tournament_paired": "{name}: round {round} is paired",
-    "tournament_finished": "{name} is over",
+LINES = {  # translated into the recipient's language when the digest is written
+    "tournament_started": gettext_noop("%(name)s has started"),
+    "tournament_paired": gettext_noop("%(name)s: round %(round)s is paired"),
+    "tournament_finished": gettext_noop("%(name)s is over"),
 }
 
 
@@ -27,6 +29,6 @@ def digest_lines(user: Any) -> list[str]:
     out = []
     for note in rows[:20]:
         p = note.payload
-        text = LINES[note.type].format(name=p.get("name", "A tournament"), round=p.get("round", "?"))
+        text = _(LINES[note.type]) % {"name": p.get("name") or _("A tournament"), "round": p.get("round", "?")}
         out.append(f"- {text}: {base}/tournaments/{p.get('tournament', '')}")
     return out

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery
+from django.utils.translation import gettext as _
 
 from accounts.models import User
 from core.errors import NotFound
@@ -39,7 +40,7 @@ def _visible_q(user: User | None) -> Q:
 def tournament_get(tournament_id: str, user: User | None) -> Tournament:
     t = Tournament.objects.filter(id=tournament_id).select_related("created_by").first()
     if t is None or not visible_to(t, user):
-        raise NotFound(f"No tournament {tournament_id!r}.")
+        raise NotFound(_("No tournament %(id)s.") % {"id": repr(tournament_id)})
     return t
 
 
@@ -136,7 +137,7 @@ def round_detail(t: Tournament, number: int) -> dict[str, Any]:
     """``GET tournaments/{id}/rounds/{n}``: its tables (seats in order, match ids, points) and byes."""
     r = Round.objects.filter(tournament=t, number=number).first()
     if r is None:
-        raise NotFound(f"Round {number} of this tournament is not paired.")
+        raise NotFound(_("Round %(round)s of this tournament is not paired.") % {"round": number})
     names = {e.pk: e.user.username for e in entrants(t)}
     tables = []
     for tb in r.tables.select_related("match").order_by("index"):

@@ -26,6 +26,8 @@ from django.db import IntegrityError, transaction
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop, ngettext, pgettext_lazy
 
 from accounts.models import Rating, User
 from accounts.services import by_name
@@ -71,7 +73,19 @@ _KEYS = frozenset(
 
 
 class Banned(ApplicationError):
-    code, status, title = "tournament_banned", 403, "Banned from tournaments"
+    code, status, title = "tournament_banned", 403, gettext_noop("Banned from tournaments")
+
+
+# A status inside a sentence: the English word is the code; other languages make it agree with "tournament".
+_STATUS = {
+    "open": pgettext_lazy("tournament status", "open"),
+    "running": pgettext_lazy("tournament status", "running"),
+    "finished": pgettext_lazy("tournament status", "finished"),
+}
+
+
+def _status(status: str) -> str:
+    return str(_STATUS.get(status, status))
 
 
 def _config() -> dict[str, Any]:
@@ -87,7 +101,7 @@ def _int(data: dict[str, Any], name: str, low: int, high: int, default: int | No
     if value is None:
         return None
     if type(value) is not int or not low <= value <= high:
-        raise _bad(name, f"Must be an integer from {low} to {high}.")
+        raise _bad(name, _("Must be an integer from %(low)s to %(high)s.") % {"low": low, "high": high})
     return value
 
 
@@ -99,73 +113,88 @@ def tournament_create(*, user: User, data: Any) -> Tournament:
     """``POST tournaments``: validated like a match (the game's player range for ``table_size``, the
     engine for ``options``), then the format's own bounds. 400 naming the field otherwise."""
     if not isinstance(data, dict):
-        raise InvalidRequest("The body must be a JSON object.")
+        raise InvalidRequest(_("The body must be a JSON object."))
     unknown = set(data) - _KEYS
     if unknown:
-        raise _bad("body", f"Unknown fields: {', '.join(sorted(unknown))}.")
+        raise _bad("body", _("Unknown fields: %(fields)s.") % {"fields": ", ".join(sorted(unknown))})
     cfg = _config()
     name = data.get("name")
     if not isinstance(name, str) or not 1 <= len(name.strip()) <= 100 or any(ord(c) < 32 for c in name):
-        raise _bad("name", "Must be 1 to 100 characters, without control characters.")
+        raise _bad("name", _("Must be 1 to 100 characters, without control characters."))
     game = data.get("game")
     if not isinstance(game, str) or game not in RULES:
-        raise _bad("game", "Unknown game; see GET /api/v1/games.")
+        raise _bad("game", _("Unknown game; see GET /api/v1/games."))
     fmt = data.get("format")
     if fmt not in Tournament.Format.values:
-        raise _bad("format", 'Must be "round_robin", "swiss" or "elimination".')
+        raise _bad("format", _('Must be "round_robin", "swiss" or "elimination".'))
     table_size = data.get("table_size")
     if type(table_size) is not int:
-        raise _bad("table_size", "Must be an integer: the players at each table.")
-    options, takebacks, _ = lobby.options_check(user=user, game=game, players=table_size, options=data.get("options"))
+        raise _bad("table_size", _("Must be an integer: the players at each table."))
+    options, takebacks, _seed = lobby.options_check(
+        user=user, game=game, players=table_size, options=data.get("options")
+    )
     if takebacks is not None:
         options["takebacks"] = takebacks
     if fmt == Tournament.Format.ELIMINATION and table_size != 2:
-        raise _bad("table_size", "Single elimination is for tables of two.")
+        raise _bad("table_size", _("Single elimination is for tables of two."))
     max_players = _int(data, "max_players", table_size, cfg["max_players"])
     if max_players is None:
-        raise _bad("max_players", f"Required: from {table_size} to {cfg['max_players']}.")
+        raise _bad(
+            "max_players", _("Required: from %(low)s to %(high)s.") % {"low": table_size, "high": cfg["max_players"]}
+        )
     rounds = _int(data, "rounds", 1, cfg["max_rounds"])
     if fmt == Tournament.Format.SWISS and rounds is None:
         rounds = max(1, math.ceil(math.log2(max(2, max_players))))
     if fmt != Tournament.Format.SWISS and rounds is not None:
-        raise _bad("rounds", "Only a Swiss tournament takes a number of rounds (the others follow from the entrants).")
+        raise _bad(
+            "rounds", _("Only a Swiss tournament takes a number of rounds (the others follow from the entrants).")
+        )
     pool_size = _int(data, "pool_size", table_size, min(max_players, MAX_POOL))
     if pool_size is not None and fmt != Tournament.Format.ROUND_ROBIN:
-        raise _bad("pool_size", "Only a round robin has pools.")
+        raise _bad("pool_size", _("Only a round robin has pools."))
     if fmt == Tournament.Format.ROUND_ROBIN and pool_size is None and max_players > MAX_POOL:
         pool_size = DEFAULT_POOL  # everyone against everyone stops making sense well before this
     concurrent = data.get("concurrent", True)
     if not isinstance(concurrent, bool):
-        raise _bad("concurrent", "Must be true or false.")
+        raise _bad("concurrent", _("Must be true or false."))
     tc_in = data.get("time_control", cfg["time_control"])
     if isinstance(tc_in, dict):  # a tournament's defaults: no away, a timeout forfeits
         tc_in = {"away": "disallowed", "on_timeout": "forfeit", **tc_in}
     tc = clocks.validate(tc_in)
     if tc is None:
-        raise _bad("time_control", "A tournament needs a time control: its rounds must end.")
+        raise _bad("time_control", _("A tournament needs a time control: its rounds must end."))
     points = _points(data.get("points"), table_size)
     bye_points = data.get("bye_points", sum(points) / len(points))
     if type(bye_points) not in (int, float) or not 0 <= bye_points <= max(points):
-        raise _bad("bye_points", f"Must be a number from 0 to {max(points)}.")
+        raise _bad("bye_points", _("Must be a number from 0 to %(high)s.") % {"high": max(points)})
     round_hours = _int(data, "round_hours", 1, 365 * 24, cfg["round_hours"]) or cfg["round_hours"]
     start = data.get("start", "when_full")
     start_at = None
     if start != "when_full":
         start_at = parse_datetime(start) if isinstance(start, str) else None
         if start_at is None or start_at.tzinfo is None:
-            raise _bad("start", '"when_full" or an ISO 8601 time with its offset.')
+            raise _bad("start", _('"when_full" or an ISO 8601 time with its offset.'))
         if not timezone.now() < start_at <= timezone.now() + timedelta(days=365):
-            raise _bad("start", "Must be in the next 365 days.")
+            raise _bad("start", _("Must be in the next 365 days."))
     entry = data.get("entry", "open")
     if entry not in Tournament.Entry.values:
-        raise _bad("entry", 'Must be "open" or "invite".')
+        raise _bad("entry", _('Must be "open" or "invite".'))
     invited = _invited(user, data.get("invite"), entry, max_players)
     private = data.get("private", entry == Tournament.Entry.INVITE)
     if not isinstance(private, bool):
-        raise _bad("private", "Must be true or false.")
+        raise _bad("private", _("Must be true or false."))
     conditions = _conditions(data.get("conditions"))
     if Tournament.objects.filter(created_by=user, status=Tournament.Status.OPEN).count() >= cfg["open_per_user"]:
-        raise Conflict("quota_exceeded", f"You have {cfg['open_per_user']} tournaments taking entries already.")
+        cap = cfg["open_per_user"]
+        raise Conflict(
+            "quota_exceeded",
+            ngettext(
+                "You have %(count)s tournament taking entries already.",
+                "You have %(count)s tournaments taking entries already.",
+                cap,
+            )
+            % {"count": cap},
+        )
     t = Tournament.objects.create(
         id=writes.new_match_id(),
         name=name.strip(),
@@ -200,9 +229,17 @@ def _points(value: Any, size: int) -> list[float]:
         or any(type(v) not in (int, float) or not 0 <= v <= 1000 for v in value)
         or any(a < b for a, b in itertools.pairwise(value))
     ):
-        raise _bad("points", f"Must be {size} numbers from 0 to 1000, best place first, never rising.")
+        raise _bad(
+            "points",
+            ngettext(
+                "Must be %(count)s number from 0 to 1000, best place first, never rising.",
+                "Must be %(count)s numbers from 0 to 1000, best place first, never rising.",
+                size,
+            )
+            % {"count": size},
+        )
     if value[0] == 0:
-        raise _bad("points", "The first place must score.")
+        raise _bad("points", _("The first place must score."))
     return [float(v) for v in value]
 
 
@@ -210,14 +247,22 @@ def _invited(user: User, names: Any, entry: str, max_players: int) -> list[int]:
     if names is None:
         return []
     if entry != Tournament.Entry.INVITE:
-        raise _bad("invite", 'Only a tournament with entry "invite" takes invitations.')
+        raise _bad("invite", _('Only a tournament with entry "invite" takes invitations.'))
     if not isinstance(names, list) or len(names) > max_players or any(not isinstance(n, str) for n in names):
-        raise _bad("invite", f"Must be a list of at most {max_players} usernames.")
+        raise _bad(
+            "invite",
+            ngettext(
+                "Must be a list of at most %(count)s username.",
+                "Must be a list of at most %(count)s usernames.",
+                max_players,
+            )
+            % {"count": max_players},
+        )
     ids = []
     for name in names:
         other = by_name(name)
         if other is None or other.deleted_at is not None:
-            raise _bad("invite", f"No user {name!r}.")
+            raise _bad("invite", _("No user %(username)s.") % {"username": repr(name)})
         ids.append(other.pk)
     return sorted(set(ids))
 
@@ -226,14 +271,16 @@ def _conditions(value: Any) -> dict[str, int]:
     if value is None:
         return {}
     if not isinstance(value, dict) or set(value) - set(CONDITIONS):
-        raise _bad("conditions", f"Must be an object with any of {', '.join(CONDITIONS)}.")
+        raise _bad("conditions", _("Must be an object with any of %(keys)s.") % {"keys": ", ".join(CONDITIONS)})
     out = {}
     for key, v in value.items():
         if type(v) is not int or not 0 <= v <= 100_000:
-            raise _bad(f"conditions.{key}", "Must be an integer from 0 to 100000.")
+            raise _bad(
+                f"conditions.{key}", _("Must be an integer from %(low)s to %(high)s.") % {"low": 0, "high": 100000}
+            )
         out[key] = v
     if out.get("min_rating", 0) > out.get("max_rating", 100_000):
-        raise _bad("conditions", "min_rating is above max_rating.")
+        raise _bad("conditions", _("min_rating is above max_rating."))
     return out
 
 
@@ -243,7 +290,7 @@ def _conditions(value: Any) -> dict[str, int]:
 def _locked(tournament_id: str, user: User | None) -> Tournament:
     row = Tournament.objects.select_for_update().filter(id=tournament_id).first()
     if row is None or not selectors.visible_to(row, user):
-        raise NotFound(f"No tournament {tournament_id!r}.")
+        raise NotFound(_("No tournament %(id)s.") % {"id": repr(tournament_id)})
     return row
 
 
@@ -283,24 +330,30 @@ def join(*, tournament_id: str, user: User) -> Tournament:
     in the same transaction (the row lock orders it against every other join)."""
     t = _locked(tournament_id, user)
     if t.status != Tournament.Status.OPEN:
-        raise Conflict("tournament_started", f"The tournament is {t.status}: it takes no more entries.")
+        raise Conflict(
+            "tournament_started",
+            _("The tournament is %(status)s: it takes no more entries.") % {"status": _status(t.status)},
+        )
     if t.entrants.filter(user=user).exists():
-        raise Conflict("already_entered", "You are in this tournament already.")
+        raise Conflict("already_entered", _("You are in this tournament already."))
     invited = t.invitees.filter(user=user).exists()
     if t.entry == Tournament.Entry.INVITE and not invited and user.pk != t.created_by_id:
-        raise Forbidden("This tournament is by invitation only.")
+        raise Forbidden(_("This tournament is by invitation only."))
     ban = Ban.objects.filter(user=user, until__gt=timezone.now()).first()
     if ban is not None:
         raise Banned(
-            f"You missed tournament matches: no new tournaments until {ban.until.isoformat()}.",
+            _("You missed tournament matches: no new tournaments until %(until)s.") % {"until": ban.until.isoformat()},
             until=ban.until.isoformat(),
         )
     failed = unmet(t, user)
     if failed:
-        raise Forbidden(f"You do not meet this tournament's conditions: {', '.join(failed)}.", conditions=failed)
+        raise Forbidden(
+            _("You do not meet this tournament's conditions: %(conditions)s.") % {"conditions": ", ".join(failed)},
+            conditions=failed,
+        )
     count = t.entrants.count()
     if count >= t.max_players:
-        raise Conflict("tournament_full", "The tournament is full.")
+        raise Conflict("tournament_full", _("The tournament is full."))
     number = (t.entrants.order_by("-number").values_list("number", flat=True).first() or 0) + 1
     Entrant.objects.create(tournament=t, user=user, number=number)
     if t.start_at is None and count + 1 >= t.max_players:
@@ -316,12 +369,12 @@ def withdraw(*, tournament_id: str, user: User) -> Tournament:
     t = _locked(tournament_id, user)
     entrant = t.entrants.filter(user=user, withdrawn_at__isnull=True).first()
     if entrant is None:
-        raise NotFound("You are not in this tournament.")
+        raise NotFound(_("You are not in this tournament."))
     if t.status == Tournament.Status.OPEN:
         entrant.delete()
         return t
     if t.status != Tournament.Status.RUNNING:
-        raise Conflict("tournament_over", f"The tournament is {t.status}.")
+        raise Conflict("tournament_over", _("The tournament is %(status)s.") % {"status": _status(t.status)})
     entrant.withdrawn_at = timezone.now()
     entrant.save(update_fields=["withdrawn_at"])
     live = Match.objects.filter(tournament=t.id, status=Match.Status.ACTIVE, seats__user=user, seats__resigned=False)

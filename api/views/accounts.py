@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from django.utils import translation
+from django.utils.translation import get_language
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.permissions import AllowAny
@@ -9,6 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+import languages
 from accounts import services
 from accounts.models import Rating, User
 from api import ratelimit
@@ -33,6 +37,12 @@ class AuthRegisterApi(APIView):
         )
         password = serializers.CharField(write_only=True, min_length=8, max_length=128)
         email = serializers.EmailField(required=False, allow_blank=True)  # no default: `""` is no e-mail
+        language = serializers.ChoiceField(
+            choices=list(languages.CODES),
+            required=False,
+            help_text="What mails, pushes and answers to this account speak; by default the best of the "
+            "request's Accept-Language (English when none fits).",
+        )
 
     class OutputSerializer(serializers.Serializer):
         username = serializers.CharField()
@@ -50,7 +60,8 @@ class AuthRegisterApi(APIView):
         ratelimit.check(request, "register_ip", ratelimit.client_address(request))
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        user, token = services.user_register(**data.validated_data)
+        fields = {"language": languages.normalize(get_language()) or languages.DEFAULT, **data.validated_data}
+        user, token = services.user_register(**fields)
         return Response({"username": user.username, "token": token}, status=status.HTTP_201_CREATED)
 
 
@@ -131,7 +142,16 @@ class MeApi(APIView):
 
         class Meta:
             model = User
-            fields = ["username", "email", "display_name", "preferences", "channels", "date_joined", "ratings"]
+            fields = [
+                "username",
+                "email",
+                "display_name",
+                "language",
+                "preferences",
+                "channels",
+                "date_joined",
+                "ratings",
+            ]
             read_only_fields = ["username", "date_joined"]
 
         @extend_schema_field(
@@ -149,17 +169,21 @@ class MeApi(APIView):
     class InputSerializer(serializers.ModelSerializer):
         class Meta:
             model = User
-            fields = ["email", "display_name", "preferences"]
+            fields = ["email", "display_name", "language", "preferences"]
 
         def validate_preferences(self, value: object) -> object:
             if not isinstance(value, dict):
-                raise serializers.ValidationError("Must be an object.")
+                raise serializers.ValidationError(_("Must be an object."))
             if "auto_away" in value and not isinstance(value["auto_away"], bool):
-                raise serializers.ValidationError("auto_away must be true or false.")
+                raise serializers.ValidationError(_("auto_away must be true or false."))
             if "caretaker" in value and value["caretaker"] not in away.CARETAKERS:
-                raise serializers.ValidationError(f"caretaker must be one of {', '.join(away.CARETAKERS)}.")
+                raise serializers.ValidationError(
+                    _("caretaker must be one of %(choices)s.") % {"choices": ", ".join(away.CARETAKERS)}
+                )
             if "chat" in value and value["chat"] not in chat.PREFERENCES:
-                raise serializers.ValidationError(f"chat must be one of {', '.join(chat.PREFERENCES)}.")
+                raise serializers.ValidationError(
+                    _("chat must be one of %(choices)s.") % {"choices": ", ".join(chat.PREFERENCES)}
+                )
             try:
                 notice_preferences.validate(value)  # channels, timezone, quiet_hours, email_digest
             except ValueError as exc:
@@ -181,6 +205,7 @@ class MeApi(APIView):
         data = self.InputSerializer(request.user, data=request.data, partial=True)
         data.is_valid(raise_exception=True)
         user = services.user_update(caller(request), **data.validated_data)
+        translation.activate(user.language)  # the answer to a change of language already speaks it
         return Response(self.OutputSerializer(user).data)
 
     @extend_schema(

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import serializers, status
@@ -53,7 +54,7 @@ class ProposalListApi(APIView):
     def get(self, request: Request, match_id: str) -> Response:
         wanted = request.query_params.get("status", "open")
         if wanted not in ("open", "all"):
-            raise serializers.ValidationError({"status": ['Must be "open" or "all".']})
+            raise serializers.ValidationError({"status": [_('Must be "open" or "all".')]})
         return Response(agreements.proposal_list(match_id=match_id, user=caller(request), status=wanted))
 
     @extend_schema(

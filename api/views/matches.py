@@ -10,6 +10,7 @@ from django.conf import settings
 from django.db.models import Count, Exists, F, OuterRef, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.http import HttpResponse
+from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import generics, serializers, status
@@ -100,7 +101,7 @@ class GameDetailApi(APIView):
     @extend_schema(operation_id="games_read", tags=["games"], responses={200: GameSerializer, 404: P})
     def get(self, request: Request, game: str) -> Response:
         if game not in RULES:
-            raise NotFound(f"No game {game!r}.")
+            raise NotFound(_("No game %(game)s.") % {"game": repr(game)})
         return Response(_game_json(game))
 
 
@@ -329,7 +330,7 @@ class MatchStateApi(APIView):
         match = selectors.match_with_seat_of(match_id, viewer(request))
         seat: int | None = getattr(match, "caller_seat", None)
         if seat is None and not selectors.match_visible_to(match, viewer(request), invite_code(request)):
-            raise NotFound(f"No match {match_id!r}.")
+            raise NotFound(_("No match %(id)s.") % {"id": repr(match_id)})
         if "at" in request.query_params or "seat" in request.query_params:
             return _replay_at(request, match, seat)
         etag = selectors.state_etag(match, seat)
@@ -349,22 +350,23 @@ def _query_int(request: Request, name: str, low: int, high: int) -> int | None:
     if raw is None:
         return None
     if not (raw.isascii() and raw.isdigit() and len(raw) <= 12) or not low <= int(raw) <= high:
-        message = f"{name} must be an integer from {low} to {high}."
-        raise InvalidRequest(message, errors={name: [f"From {low} to {high}."]})
+        bounds = {"name": name, "low": low, "high": high}
+        message = _("%(name)s must be an integer from %(low)s to %(high)s.") % bounds
+        raise InvalidRequest(message, errors={name: [_("From %(low)s to %(high)s.") % bounds]})
     return int(raw)
 
 
 def _replay_at(request: Request, match: Match, seat: int | None) -> Response:
     """``GET state?at=`` (and ``&seat=`` after the end): a past view, the same for ever (records never change)."""
     if match.version == 0:
-        raise InvalidRequest("This match has no records yet.", errors={"at": ["No records yet."]})
+        raise InvalidRequest(_("This match has no records yet."), errors={"at": [_("No records yet.")]})
     at = _query_int(request, "at", 1, match.version)
     if at is None:
-        raise InvalidRequest("seat goes with at.", errors={"at": ["Required with seat."]})
+        raise InvalidRequest(_("seat goes with at."), errors={"at": [_("Required with seat.")]})
     other = _query_int(request, "seat", 0, match.players - 1)
     if other is not None and other != seat:
         if match.is_live:
-            raise Forbidden("During a match you replay your own view only; any seat's view once it is over.")
+            raise Forbidden(_("During a match you replay your own view only; any seat's view once it is over."))
         seat = other
     etag = f'"{match.id}.at{at}.{"s" if seat is None else seat}"'
     headers = {"ETag": etag, "Cache-Control": "private, max-age=86400"}
@@ -402,7 +404,7 @@ class MatchTimelineApi(APIView):
         match = selectors.match_with_seat_of(match_id, viewer(request))
         seat: int | None = getattr(match, "caller_seat", None)
         if seat is None and not selectors.match_visible_to(match, viewer(request), invite_code(request)):
-            raise NotFound(f"No match {match_id!r}.")
+            raise NotFound(_("No match %(id)s.") % {"id": repr(match_id)})
         after = _query_int(request, "after", 0, 2**31 - 1) or 0
         limit = _query_int(request, "limit", 1, 5000) or 1000
         return Response(selectors.timeline(match, seat, after=after, limit=limit))

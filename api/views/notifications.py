@@ -10,6 +10,9 @@ from urllib.parse import urlencode
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils import timezone
+from django.utils.html import escape
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -191,22 +194,25 @@ def email_unsubscribe(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         outcome = mail.unsubscribe(token)
         if outcome == "ok":
-            return HttpResponse("Unsubscribed.\n", status=200, content_type="text/plain")
+            return HttpResponse(_("Unsubscribed.") + "\n", status=200, content_type="text/plain")
         if outcome == "expired":
             days = settings.TABULA_UNSUBSCRIBE_MAX_AGE_S // 86400
             body = problem(
                 400,
                 "link_expired",
-                "Link expired",
-                f"This unsubscribe link is older than {days} days; use a newer mail's.",
+                _("Link expired"),
+                ngettext(
+                    "This unsubscribe link is older than %(days)s day; use a newer mail's.",
+                    "This unsubscribe link is older than %(days)s days; use a newer mail's.",
+                    days,
+                )
+                % {"days": days},
             )
         else:
-            body = problem(400, "invalid_link", "Invalid link", "This unsubscribe link is not valid.")
+            body = problem(400, "invalid_link", _("Invalid link"), _("This unsubscribe link is not valid."))
         return JsonResponse(body, status=400, content_type=PROBLEM)
     if request.method != "GET":
         return HttpResponse(status=405)
-    page = (
-        "<!doctype html><title>Unsubscribe</title><form method=post>"
-        "<p>Stop the Tabula “your turn” e-mails?</p><button>Unsubscribe</button></form>"
-    )
+    title, question = escape(_("Unsubscribe")), escape(_("Stop the Tabula “your turn” e-mails?"))
+    page = f"<!doctype html><title>{title}</title><form method=post><p>{question}</p><button>{title}</button></form>"
     return HttpResponse(page, content_type="text/html")

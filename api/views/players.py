@@ -8,6 +8,7 @@ from typing import Any
 
 from django.conf import settings
 from django.http import StreamingHttpResponse
+from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers, status
@@ -32,7 +33,7 @@ P = ProblemSerializer
 
 def _game(game: str) -> str:
     if game not in RULES:
-        raise NotFound(f"No game {game!r}.")
+        raise NotFound(_("No game %(game)s.") % {"game": repr(game)})
     return game
 
 
@@ -378,10 +379,12 @@ class UserMatchesApi(APIView):
         q = request.query_params
         status_ = q.get("status") or None
         if status_ is not None and status_ not in Match.Status.values:
-            raise serializers.ValidationError({"status": [f"Must be one of {', '.join(Match.Status.values)}."]})
+            raise serializers.ValidationError(
+                {"status": [_("Must be one of %(choices)s.") % {"choices": ", ".join(Match.Status.values)}]}
+            )
         result = q.get("result") or None
         if result is not None and result not in ("won", "lost", "drawn"):
-            raise serializers.ValidationError({"result": ["Must be won, lost or drawn."]})
+            raise serializers.ValidationError({"result": [_("Must be won, lost or drawn.")]})
         limit = _int_param(request, "limit", 20, 1, settings.TABULA_MAX_PAGE_SIZE)
         offset = _int_param(request, "offset", 0, 0, 2**31)
         user = selectors.user_get(username)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
+from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema
 from rest_framework import serializers, status
@@ -315,7 +316,7 @@ class ModerationMutesApi(APIView):
         if v.get("match"):
             match = Match.objects.filter(id=v["match"]).first()
             if match is None:
-                raise serializers.ValidationError({"match": ["No such match."]})
+                raise serializers.ValidationError({"match": [_("No such match.")]})
         mute = moderation.mute(by=user, username=v["username"], until=v["until"], reason=v["reason"], match=match)
         return Response(_mute_json(mute), status=status.HTTP_201_CREATED)
 

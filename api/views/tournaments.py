@@ -6,6 +6,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db.models import QuerySet
+from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiExample,
@@ -165,9 +166,13 @@ class TournamentListCreateApi(generics.GenericAPIView):
         game = self.request.query_params.get("game") or None
         state = self.request.query_params.get("status") or None
         if game is not None and game not in RULES:
-            raise InvalidRequest(f"Unknown game {game!r}.", errors={"game": ["Unknown game."]})
+            raise InvalidRequest(
+                _("Unknown game %(game)s.") % {"game": repr(game)}, errors={"game": [_("Unknown game.")]}
+            )
         if state is not None and state not in Tournament.Status.values:
-            raise InvalidRequest(f"Unknown status {state!r}.", errors={"status": ["Unknown status."]})
+            raise InvalidRequest(
+                _("Unknown status %(status)s.") % {"status": repr(state)}, errors={"status": [_("Unknown status.")]}
+            )
         return selectors.tournament_list(viewer(self.request), game=game, status=state)
 
     @extend_schema(

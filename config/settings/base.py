@@ -27,7 +27,7 @@ from config.settings.cache import *  # noqa: F403
 from config.settings.celery import *  # noqa: F403
 from config.settings.database import *  # noqa: F403
 from config.settings.env import *  # noqa: F403
-from config.settings.env import env_bool, env_list
+from config.settings.env import BASE_DIR, env_bool, env_list
 from config.settings.gameplay import *  # noqa: F403
 from config.settings.limits import *  # noqa: F403
 from config.settings.notifications import *  # noqa: F403
@@ -84,6 +84,7 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",  # static files (admin, the offline Swagger UI, the web client)
     "django.contrib.sessions.middleware.SessionMiddleware",
     "core.replicas.ReplicaReadsMiddleware",  # lag-tolerant reads to a replica, if one is configured
+    "django.middleware.locale.LocaleMiddleware",  # Accept-Language → the request's language; Content-Language
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -119,8 +120,13 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
-# Language and time.
-LANGUAGE_CODE = "en-us"
+# Language and time. Three languages (issue 33, `languages`): a request speaks its caller's stored
+# language (api.authentication activates it) or else its Accept-Language (LocaleMiddleware, which
+# also answers Content-Language and Vary: Accept-Language); what is sent without a request speaks
+# the recipient's. The platform's sentences are gettext catalogues in languages/locale/.
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("pl", "Polski"), ("es", "Español")]
+LOCALE_PATHS = [BASE_DIR / "languages" / "locale"]  # in the package: the wheel carries it
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True

@@ -19,26 +19,28 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop, ngettext
 
 from accounts.models import User
 from core.errors import ApplicationError, Conflict, Forbidden, InvalidRequest, NotFound
 from games import notices, replay, scheduling, selectors
-from games.errors import MatchOver, StaleVersion
+from games.errors import MatchOver, StaleVersion, match_is, proposal_status
 from games.models import Match, Proposal, Record, Seat
 from games.services import play, writes
 from rules.base import Moved, undo_blocker
 
 
 class UndoUnsafe(ApplicationError):
-    code, status, title = "undo_unsafe", 422, "Undo refused"
+    code, status, title = "undo_unsafe", 422, gettext_noop("Undo refused")
 
 
-REASONS = {
-    "disabled": "This match takes no moves back (its takebacks option).",
-    "not_yours": "The last input is not yours to take back.",
-    "others_moved": "Something was recorded after your last input.",
-    "revealed": "Your last input showed someone what the game hid from them.",
-    "random": "Your last input drew on chance or a hidden pile.",
+REASONS = {  # translated when raised
+    "disabled": gettext_noop("This match takes no moves back (its takebacks option)."),
+    "not_yours": gettext_noop("The last input is not yours to take back."),
+    "others_moved": gettext_noop("Something was recorded after your last input."),
+    "revealed": gettext_noop("Your last input showed someone what the game hid from them."),
+    "random": gettext_noop("Your last input drew on chance or a hidden pile."),
 }
 
 
@@ -46,16 +48,16 @@ REASONS = {
 def match_undo(*, match_id: str, user: User, expected_version: int) -> play.Played:
     match, seats = writes.locked(match_id, replaying=True)
     if not selectors.match_visible_to(match, user):
-        raise NotFound(f"No match {match_id!r}.")  # a private match is not there for outsiders
+        raise NotFound(_("No match %(id)s.") % {"id": repr(match_id)})  # a private match is not there for outsiders
     seat = play.seat_of(seats, user)
     if match.version != expected_version:
         raise StaleVersion(match.version)
     if match.status != Match.Status.ACTIVE:
-        raise MatchOver(f"The match is {match.status}.")
+        raise MatchOver(match_is(match.status))
     check = selectors.undo_check(match, seat.index, replay.match_state(match))
     if check.reason is not None or check.to_seq is None:
         reason = check.reason or "disabled"
-        raise UndoUnsafe(REASONS[reason], reason=reason, seq=check.seq)
+        raise UndoUnsafe(_(REASONS[reason]), reason=reason, seq=check.seq)
     return play.apply_undone(match, seats, to_seq=check.to_seq, seat=seat.index, actor=Record.Actor.PLAYER)
 
 
@@ -69,7 +71,7 @@ MAX_EXTEND_S = 7 * 24 * 3600
 
 
 class TakebackUnsafe(ApplicationError):
-    code, status, title = "takeback_unsafe", 422, "Takeback refused"
+    code, status, title = "takeback_unsafe", 422, gettext_noop("Takeback refused")
 
 
 def proposal_json(p: Proposal) -> dict[str, Any]:
@@ -92,7 +94,7 @@ def _bad(field: str, message: str) -> InvalidRequest:
 
 def _live(match: Match) -> None:
     if match.status != Match.Status.ACTIVE:
-        raise MatchOver(f"The match is {match.status}.")
+        raise MatchOver(match_is(match.status))
 
 
 def _humans_in(seats: list[Seat]) -> list[int]:
@@ -141,13 +143,16 @@ def _params(
     humans = _humans_in(seats)
     if kind == "takeback":
         if match.takebacks != "by_consent":
-            raise Conflict("takebacks_disabled", "This match takes moves back only by its takebacks option.")
+            raise Conflict("takebacks_disabled", _("This match takes moves back only by its takebacks option."))
         to_seq = body.get("to_seq")
         if type(to_seq) is not int or not 0 < to_seq < match.version:
-            raise _bad("to_seq", f"to_seq must be a record before the match's version {match.version}.")
+            raise _bad(
+                "to_seq",
+                _("to_seq must be a record before the match's version %(version)s.") % {"version": match.version},
+            )
         blocked = _takeback_blocker(match, to_seq)
         if blocked is not None:
-            raise TakebackUnsafe("Taking these moves back would hide what someone already saw.", seq=blocked)
+            raise TakebackUnsafe(_("Taking these moves back would hide what someone already saw."), seq=blocked)
         needed = sorted(set(_span_seats(match, to_seq)) | {me.index})
         return {"to_seq": to_seq}, [s for s in needed if s in humans or s == me.index]
     if kind in ("draw", "cancel"):
@@ -155,22 +160,22 @@ def _params(
     if kind == "concede_to":
         seat = body.get("seat")
         if type(seat) is not int or not 0 <= seat < len(seats) or seats[seat].resigned:
-            raise _bad("seat", "seat must be a seat still in the match.")
+            raise _bad("seat", _("seat must be a seat still in the match."))
         return {"seat": seat}, humans
     if kind == "pause":
         until = body.get("until")
         when = _datetime(until)
         now = timezone.now()
         if when is None or not now < when <= now + MAX_PAUSE:
-            raise _bad("until", "until must be a date and time in the next 30 days.")
+            raise _bad("until", _("until must be a date and time in the next 30 days."))
         return {"until": when.isoformat()}, humans
     seat, seconds = body.get("seat"), body.get("seconds")
     if type(seat) is not int or not 0 <= seat < len(seats):
-        raise _bad("seat", "seat must be a seat of the match.")
+        raise _bad("seat", _("seat must be a seat of the match."))
     if type(seconds) is not int or not 1 <= seconds <= MAX_EXTEND_S:
-        raise _bad("seconds", f"seconds must be an integer from 1 to {MAX_EXTEND_S}.")
+        raise _bad("seconds", _("seconds must be an integer from 1 to %(max)s.") % {"max": MAX_EXTEND_S})
     if not match.time_control:
-        raise Conflict("no_clock", "This match has no clocks to extend.")
+        raise Conflict("no_clock", _("This match has no clocks to extend."))
     needed = [me.index] if seat != me.index else humans  # an opponent's gift needs no vote
     return {"seat": seat, "seconds": seconds}, needed
 
@@ -188,7 +193,7 @@ def _datetime(value: Any) -> datetime | None:
 def _seated(match_id: str, user: User) -> tuple[Match, list[Seat], Seat]:
     match, seats = writes.locked(match_id, replaying=True)
     if not selectors.match_visible_to(match, user):
-        raise NotFound(f"No match {match_id!r}.")
+        raise NotFound(_("No match %(id)s.") % {"id": repr(match_id)})
     return match, seats, play.seat_of(seats, user)
 
 
@@ -197,21 +202,29 @@ def proposal_create(*, match_id: str, user: User, body: Any) -> dict[str, Any]:
     """``POST matches/{id}/proposals``: put an agreement to the seats (it passes at once when only
     the proposer's yes is needed)."""
     if not isinstance(body, dict):
-        raise _bad("kind", "The body must be an object with a kind.")
+        raise _bad("kind", _("The body must be an object with a kind."))
     kind = body.get("kind")
     if kind not in KINDS:
-        raise _bad("kind", f"kind must be one of {', '.join(KINDS)}.")
+        raise _bad("kind", _("kind must be one of %(choices)s.") % {"choices": ", ".join(KINDS)})
     match, seats, me = _seated(match_id, user)
     _live(match)
     if me.resigned:
-        raise Conflict("already_resigned", "You have resigned from this match.")
+        raise Conflict("already_resigned", _("You have resigned from this match."))
     _expire_stale(match)
     now = timezone.now()
     if (
         Proposal.objects.filter(match=match, by_seat=me.index, created_at__gte=now - timedelta(hours=1)).count()
         >= PER_HOUR
     ):
-        raise Conflict("too_many_proposals", f"At most {PER_HOUR} proposals an hour in one match.")
+        raise Conflict(
+            "too_many_proposals",
+            ngettext(
+                "At most %(count)s proposal an hour in one match.",
+                "At most %(count)s proposals an hour in one match.",
+                PER_HOUR,
+            )
+            % {"count": PER_HOUR},
+        )
     params, needed = _params(match, seats, me, kind, body)
     try:
         with transaction.atomic():
@@ -228,7 +241,9 @@ def proposal_create(*, match_id: str, user: User, body: Any) -> dict[str, Any]:
                 created_at=now,
             )
     except IntegrityError:
-        raise Conflict("proposal_open", f"A {kind} proposal is already open in this match.") from None
+        raise Conflict(
+            "proposal_open", _("A %(kind)s proposal is already open in this match.") % {"kind": kind}
+        ) from None
     notices.on_proposal(match, seats, "proposal", proposal_json(proposal))
     _bots_vote(match, seats, proposal)
     _settle(match, seats, proposal)
@@ -268,7 +283,7 @@ def _bots_vote(match: Match, seats: list[Seat], proposal: Proposal) -> None:
 def proposal_list(*, match_id: str, user: User, status: str = "open") -> list[dict[str, Any]]:
     match = selectors.match_get(match_id)
     if not selectors.match_visible_to(match, user):
-        raise NotFound(f"No match {match_id!r}.")
+        raise NotFound(_("No match %(id)s.") % {"id": repr(match_id)})
     proposals = Proposal.objects.filter(match=match).order_by("id")
     if status != "all":
         proposals = proposals.filter(status=status)
@@ -278,7 +293,7 @@ def proposal_list(*, match_id: str, user: User, status: str = "open") -> list[di
 def _proposal(match: Match, pid: int) -> Proposal:
     proposal = Proposal.objects.select_for_update().filter(match=match, pk=pid).first()
     if proposal is None:
-        raise NotFound(f"No proposal {pid} in this match.")
+        raise NotFound(_("No proposal %(id)s in this match.") % {"id": pid})
     return proposal
 
 
@@ -286,15 +301,15 @@ def _proposal(match: Match, pid: int) -> Proposal:
 def proposal_vote(*, match_id: str, user: User, pid: int, accept: Any) -> dict[str, Any]:
     """``PUT …/proposals/{pid}/vote``: a needed seat's yes or no; the last yes applies it, in this transaction."""
     if type(accept) is not bool:
-        raise _bad("accept", "accept must be true or false.")
+        raise _bad("accept", _("accept must be true or false."))
     match, seats, me = _seated(match_id, user)
     _expire_stale(match)
     proposal = _proposal(match, pid)
     if proposal.status != Proposal.Status.OPEN:
-        raise Conflict("proposal_closed", f"This proposal is {proposal.status}.")
+        raise _closed(proposal)
     _live(match)
     if me.index not in proposal.needed:
-        raise Forbidden("Your vote is not needed on this proposal.")
+        raise Forbidden(_("Your vote is not needed on this proposal."))
     proposal.votes = {**proposal.votes, str(me.index): accept}
     proposal.save(update_fields=["votes"])
     _settle(match, seats, proposal)
@@ -306,10 +321,15 @@ def proposal_withdraw(*, match_id: str, user: User, pid: int) -> None:
     match, seats, me = _seated(match_id, user)
     proposal = _proposal(match, pid)
     if proposal.by_seat != me.index:
-        raise Forbidden("Only the proposer withdraws a proposal.")
+        raise Forbidden(_("Only the proposer withdraws a proposal."))
     if proposal.status != Proposal.Status.OPEN:
-        raise Conflict("proposal_closed", f"This proposal is {proposal.status}.")
+        raise _closed(proposal)
     _close(match, seats, proposal, Proposal.Status.WITHDRAWN)
+
+
+def _closed(proposal: Proposal) -> Conflict:
+    closed = _("This proposal is %(status)s.") % {"status": proposal_status(proposal.status)}
+    return Conflict("proposal_closed", closed)
 
 
 def _close(match: Match, seats: list[Seat], proposal: Proposal, status: str) -> None:

@@ -32,6 +32,8 @@ from typing import Any
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from accounts.models import User
 from core.errors import ApplicationError, Conflict, InvalidRequest
@@ -47,7 +49,7 @@ LOW_CLOCK_FRACTION = 0.1  # no manual absence while a running clock has less tha
 
 
 class AwayTooLong(ApplicationError):
-    code, status, title = "away_too_long", 422, "Away too long"
+    code, status, title = "away_too_long", 422, gettext_noop("Away too long")
 
 
 def _not_now(detail: str, **extra: Any) -> Conflict:
@@ -101,15 +103,18 @@ def away_status(user: User, now: datetime | None = None) -> Status:
 
 def _check_until(until: Any, now: datetime) -> datetime:
     if not isinstance(until, datetime):
-        raise InvalidRequest("until must be a date and time.", errors={"until": ["Must be an ISO 8601 date-time."]})
+        raise InvalidRequest(
+            _("until must be a date and time."), errors={"until": [_("Must be an ISO 8601 date-time.")]}
+        )
     if until <= now:
-        raise InvalidRequest("until is in the past.", errors={"until": ["Must be in the future."]})
+        raise InvalidRequest(_("until is in the past."), errors={"until": [_("Must be in the future.")]})
     if until > now + timedelta(days=365):
-        raise InvalidRequest("until is more than a year away.", errors={"until": ["At most a year from now."]})
+        raise InvalidRequest(_("until is more than a year away."), errors={"until": [_("At most a year from now.")]})
     if (until - now).total_seconds() < _config()["min_s"]:
         minimum = _config()["min_s"]
         raise InvalidRequest(
-            f"An absence lasts at least {minimum} s.", errors={"until": [f"At least {minimum} s from now."]}
+            _("An absence lasts at least %(seconds)s s.") % {"seconds": minimum},
+            errors={"until": [_("At least %(seconds)s s from now.") % {"seconds": minimum}]},
         )
     return until
 
@@ -136,7 +141,8 @@ def away_start(*, user: User, until: Any, now: datetime | None = None) -> Status
         balance = _accrued(row, now)
         if (until - now).total_seconds() > balance:
             raise AwayTooLong(
-                f"Your balance allows an absence until {(now + timedelta(seconds=balance)).isoformat()} at most.",
+                _("Your balance allows an absence until %(until)s at most.")
+                % {"until": (now + timedelta(seconds=balance)).isoformat()},
                 balance_s=balance,
                 max_until=(now + timedelta(seconds=balance)).isoformat(),
             )
@@ -148,14 +154,14 @@ def away_start(*, user: User, until: Any, now: datetime | None = None) -> Status
             interval = _config()["interval_s"]
             if row.last_manual_start is not None and (now - row.last_manual_start).total_seconds() < interval:
                 raise _not_now(
-                    f"One absence per {interval} s: try again after "
-                    f"{(row.last_manual_start + timedelta(seconds=interval)).isoformat()}.",
+                    _("One absence per %(seconds)s s: try again after %(after)s.")
+                    % {"seconds": interval, "after": (row.last_manual_start + timedelta(seconds=interval)).isoformat()},
                     reason="too_soon",
                 )
             low = _low_clock(user, now)
             if low is not None:
                 raise _not_now(
-                    f"Your clock in match {low.match_id} is nearly out: move there first.",
+                    _("Your clock in match %(match)s is nearly out: move there first.") % {"match": low.match_id},
                     reason="clock_low",
                     match=low.match_id,
                 )

@@ -13,13 +13,15 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from accounts.models import User
 from circles import selectors as circles
 from circles import services as circles_services
 from core.errors import ApplicationError, Conflict, Forbidden, InvalidRequest, NotFound
 from games import clocks
-from games.errors import NotSeated, QuotaExceeded
+from games.errors import NotSeated, QuotaExceeded, match_status
 from games.models import Invitation, Match, Record, Seat
 from games.services import play, writes
 from notify import inbox
@@ -36,25 +38,27 @@ def _validate_bots(bots: Any, players: int, creator_seat: int = 0) -> list[tuple
     if bots is None:
         return []
     if not isinstance(bots, list):
-        raise InvalidRequest("bots must be a list.", errors={"bots": ["Must be a list of {seat, level}."]})
+        raise InvalidRequest(_("bots must be a list."), errors={"bots": [_("Must be a list of {seat, level}.")]})
     out: list[tuple[int, str]] = []
     for i, bot in enumerate(bots):
         if not isinstance(bot, dict) or set(bot) - {"seat", "level"}:
-            raise InvalidRequest("Each bot is {seat, level}.", errors={f"bots[{i}]": ["Must be {seat, level}."]})
+            raise InvalidRequest(_("Each bot is {seat, level}."), errors={f"bots[{i}]": [_("Must be {seat, level}.")]})
         seat, level = bot.get("seat"), bot.get("level", play.TAKEOVER_BOT_LEVEL)
         if type(seat) is not int or not 0 <= seat < players or seat == creator_seat:
             raise InvalidRequest(
-                f"bots[{i}].seat must be a seat from 1 to {players - 1} (the creator takes seat 0).",
-                errors={f"bots[{i}].seat": [f"Must be an integer from 1 to {players - 1}."]},
+                _("%(field)s must be a seat from 1 to %(last)s (the creator takes seat 0).")
+                % {"field": f"bots[{i}].seat", "last": players - 1},
+                errors={f"bots[{i}].seat": [_("Must be an integer from 1 to %(last)s.") % {"last": players - 1}]},
             )
         if level not in BOT_LEVELS:
             raise InvalidRequest(
-                f"bots[{i}].level must be one of {', '.join(BOT_LEVELS)}.",
-                errors={f"bots[{i}].level": [f"Must be one of {', '.join(BOT_LEVELS)}."]},
+                _("%(field)s must be one of %(choices)s.")
+                % {"field": f"bots[{i}].level", "choices": ", ".join(BOT_LEVELS)},
+                errors={f"bots[{i}].level": [_("Must be one of %(choices)s.") % {"choices": ", ".join(BOT_LEVELS)}]},
             )
         out.append((seat, level))
     if len({s for s, _ in out}) != len(out):
-        raise InvalidRequest("Two bots name the same seat.", errors={"bots": ["Seats must be distinct."]})
+        raise InvalidRequest(_("Two bots name the same seat."), errors={"bots": [_("Seats must be distinct.")]})
     return out
 
 
@@ -143,22 +147,27 @@ def options_check(
     tried with. Raises `InvalidRequest` (400) naming what is wrong."""
     rules = RULES.get(game)
     if rules is None:
-        raise InvalidRequest(f"Unknown game {game!r}; see GET /api/v1/games.", errors={"game": ["Unknown game."]})
-    if type(players) is not int or players not in rules.seats:
         raise InvalidRequest(
-            f"{rules.title} takes {rules.seats.start} to {rules.seats.stop - 1} players.",
-            errors={"players": [f"Must be from {rules.seats.start} to {rules.seats.stop - 1}."]},
+            _("Unknown game %(game)s; see GET /api/v1/games.") % {"game": repr(game)},
+            errors={"game": [_("Unknown game.")]},
+        )
+    if type(players) is not int or players not in rules.seats:
+        bounds = {"low": rules.seats.start, "high": rules.seats.stop - 1}
+        raise InvalidRequest(
+            _("%(game)s takes %(low)s to %(high)s players.") % {"game": rules.title, **bounds},
+            errors={"players": [_("Must be from %(low)s to %(high)s.") % bounds]},
         )
     if options is not None and not isinstance(options, dict):
-        raise InvalidRequest("options must be an object.", errors={"options": ["Must be an object."]})
+        raise InvalidRequest(_("options must be an object."), errors={"options": [_("Must be an object.")]})
     options = dict(options or {})
     takebacks = options.pop("takebacks", None)  # the platform's option, not the engine's
     if takebacks is not None and takebacks not in TAKEBACKS:
         raise InvalidRequest(
-            f"takebacks must be one of {', '.join(TAKEBACKS)}.", errors={"options.takebacks": ["Unknown value."]}
+            _("takebacks must be one of %(choices)s.") % {"choices": ", ".join(TAKEBACKS)},
+            errors={"options.takebacks": [_("Unknown value.")]},
         )
     if "setup" in options and not setup_allowed(user):
-        raise Forbidden("The setup option is for tests and staff only.")
+        raise Forbidden(_("The setup option is for tests and staff only."))
     _check_option_bounds(options)
     seed = secrets.randbits(63)
     try:  # the whole deal, with this match's seed: a `setup` may need the board to be checked
@@ -186,13 +195,16 @@ def _invitees(
     for name in names:
         invitee = User.objects.filter(username_key=usernames.key(name), is_active=True).first()
         if invitee is None:
-            raise InvalidRequest(f"No user {name!r} to invite.", errors={"invite": [f"No user {name!r}."]})
+            raise InvalidRequest(
+                _("No user %(username)s to invite.") % {"username": repr(name)},
+                errors={"invite": [_("No user %(username)s.") % {"username": repr(name)}]},
+            )
         if invitee.pk in seen:
             continue
         _not_blocking(user, invitee)
         if not free:
             raise InvalidRequest(
-                "More invitees than free seats.", errors={"invite": ["More invitees than free seats."]}
+                _("More invitees than free seats."), errors={"invite": [_("More invitees than free seats.")]}
             )
         out[free.pop(0)] = invitee
         seen.add(invitee.pk)
@@ -213,7 +225,9 @@ def _notify_invited(invitation: Invitation) -> None:
 def _not_blocking(by: User, invitee: User) -> None:
     """The inviter may not invite someone they block (they know of their own block)."""
     if circles.blocks(by.pk, invitee.pk, "games"):
-        raise Conflict("user_blocked", f"You block {invitee.username}: unblock them to invite them.")
+        raise Conflict(
+            "user_blocked", _("You block %(username)s: unblock them to invite them.") % {"username": invitee.username}
+        )
 
 
 def _invite(match: Match, invitee: User, *, by: User, seat: int | None) -> Invitation:
@@ -254,14 +268,19 @@ def invitation_create(*, match_id: str, by: User, username: str) -> Invitation:
     _require_open(match, "invite")
     invitee = User.objects.filter(username_key=usernames.key(username), is_active=True).first()
     if invitee is None:
-        raise InvalidRequest(f"No user {username!r} to invite.", errors={"username": [f"No user {username!r}."]})
+        raise InvalidRequest(
+            _("No user %(username)s to invite.") % {"username": repr(username)},
+            errors={"username": [_("No user %(username)s.") % {"username": repr(username)}]},
+        )
     if any(s.user_id == invitee.pk for s in seats):
-        raise Conflict("already_seated", f"{invitee.username} already holds a seat in this match.")
+        raise Conflict(
+            "already_seated", _("%(username)s already holds a seat in this match.") % {"username": invitee.username}
+        )
     _not_blocking(by, invitee)
     reserved = _reserved_seats(match, besides=invitee)
     free = next((s.index for s in seats if not s.taken and s.index not in reserved), None)
     if free is None:
-        raise Conflict("match_full", "The match has no free seat to reserve.")
+        raise Conflict("match_full", _("The match has no free seat to reserve."))
     return _invite(match, invitee, by=by, seat=free)
 
 
@@ -270,7 +289,7 @@ def invitation_decline(*, match_id: str, user: User) -> Invitation:
     """Decline a pending invitation: its seat is free again."""
     invitation = Invitation.objects.select_for_update().filter(match_id=match_id, user=user).first()
     if invitation is None or invitation.status != Invitation.Status.PENDING:
-        raise NotFound(f"No pending invitation to match {match_id!r}.")
+        raise NotFound(_("No pending invitation to match %(id)s.") % {"id": repr(match_id)})
     invitation.status, invitation.seat = Invitation.Status.DECLINED, None
     invitation.save(update_fields=["status", "seat"])
     return invitation
@@ -283,9 +302,9 @@ def match_rematch(*, match_id: str, user: User) -> Match:
     match, seats = writes.locked(match_id)
     mine = play.seat_of(seats, user)
     if match.status != Match.Status.FINISHED:
-        raise Conflict("match_live", "A rematch follows a finished match.")
+        raise Conflict("match_live", _("A rematch follows a finished match."))
     if Match.objects.filter(rematch_of=match).exists():
-        raise Conflict("rematch_exists", "This match already has a rematch.")
+        raise Conflict("rematch_exists", _("This match already has a rematch."))
     n = match.players
     moved = {(s.index + 1) % n: s for s in seats}
     reserved = {
@@ -340,7 +359,8 @@ def _check_option_bounds(options: dict[str, Any]) -> None:
     for name, value in options.items():
         if type(value) is int and not -bound <= value <= bound:
             raise InvalidRequest(
-                f"options.{name} is out of range.", errors={f"options.{name}": [f"Must be from {-bound} to {bound}."]}
+                _("%(field)s is out of range.") % {"field": f"options.{name}"},
+                errors={f"options.{name}": [_("Must be from %(low)s to %(high)s.") % {"low": -bound, "high": bound}]},
             )
 
 
@@ -353,18 +373,39 @@ def _check_quotas(user: User, *, with_bots: bool, stays_open: bool = False) -> N
     mine = Match.objects.filter(created_by=user)
     cap = settings.TABULA_MAX_OPEN_MATCHES
     if stays_open and mine.filter(status=Match.Status.OPEN).count() >= cap:
-        raise QuotaExceeded(f"You have {cap} open matches: start, leave or finish one first.", limit=cap)
+        raise QuotaExceeded(
+            ngettext(
+                "You have %(count)s open match: start, leave or finish one first.",
+                "You have %(count)s open matches: start, leave or finish one first.",
+                cap,
+            )
+            % {"count": cap},
+            limit=cap,
+        )
     if with_bots:
         cap = settings.TABULA_MAX_BOT_MATCHES
         bot_seat = Seat.objects.filter(match=OuterRef("pk")).exclude(bot="")
         live = mine.filter(status__in=(Match.Status.OPEN, Match.Status.ACTIVE)).filter(Exists(bot_seat))
         if live.count() >= cap:
-            raise QuotaExceeded(f"You have {cap} live matches with bots: finish or resign one first.", limit=cap)
+            raise QuotaExceeded(
+                ngettext(
+                    "You have %(count)s live match with bots: finish or resign one first.",
+                    "You have %(count)s live matches with bots: finish or resign one first.",
+                    cap,
+                )
+                % {"count": cap},
+                limit=cap,
+            )
 
 
 def _require_open(match: Match, action: str) -> None:
     if match.status != Match.Status.OPEN:
-        raise Conflict("match_not_open", f"Cannot {action}: the match is {match.status}, not open.")
+        sentences = {
+            "invite": _("Cannot invite: the match is %(status)s, not open."),
+            "join": _("Cannot join: the match is %(status)s, not open."),
+            "add a bot": _("Cannot add a bot: the match is %(status)s, not open."),
+        }
+        raise Conflict("match_not_open", sentences[action] % {"status": match_status(match.status)})
 
 
 @transaction.atomic
@@ -374,25 +415,28 @@ def match_join(*, match_id: str, user: User, seat: int | None = None) -> Match:
     _require_open(match, "join")
     seats = writes.seats_of(match)
     if any(s.user_id == user.id for s in seats):
-        raise Conflict("already_seated", "You already hold a seat in this match.")
+        raise Conflict("already_seated", _("You already hold a seat in this match."))
     if any(circles.between(user.pk, s.user_id, "games") for s in seats if s.user_id is not None):
-        raise NotFound(f"No match {match_id!r}.")  # as hidden as in the lobby (games.selectors)
+        raise NotFound(_("No match %(id)s.") % {"id": repr(match_id)})  # as hidden as in the lobby (games.selectors)
     reserved = _reserved_seats(match, besides=user)
     invitation = Invitation.objects.filter(match=match, user=user, status=Invitation.Status.PENDING).first()
     if seat is None and invitation is not None and invitation.seat is not None:
         seat = invitation.seat
     if seat is not None:
         if not 0 <= seat < match.players:
-            raise InvalidRequest(f"seat must be from 0 to {match.players - 1}.", errors={"seat": ["Out of range."]})
+            raise InvalidRequest(
+                _("seat must be from 0 to %(last)s.") % {"last": match.players - 1},
+                errors={"seat": [_("Out of range.")]},
+            )
         target: Seat | None = seats[seat]
         if target is not None and target.taken:
-            raise Conflict("seat_taken", f"Seat {seat} is taken.")
+            raise Conflict("seat_taken", _("Seat %(seat)s is taken.") % {"seat": seat})
         if seat in reserved:
-            raise Conflict("seat_reserved", f"Seat {seat} is reserved for an invited player.")
+            raise Conflict("seat_reserved", _("Seat %(seat)s is reserved for an invited player.") % {"seat": seat})
     else:
         target = next((s for s in seats if not s.taken and s.index not in reserved), None)
         if target is None:
-            raise Conflict("match_full", "The match has no free seat.")
+            raise Conflict("match_full", _("The match has no free seat."))
     assert target is not None
     if invitation is not None:
         invitation.status = Invitation.Status.ACCEPTED
@@ -414,9 +458,9 @@ def match_leave(*, match_id: str, user: User) -> Match:
     match, seats = writes.locked(match_id)
     mine = next((s for s in seats if s.user_id == user.id), None)
     if mine is None:
-        raise NotSeated("You hold no seat in this match.")
+        raise NotSeated(_("You hold no seat in this match."))
     if match.status != Match.Status.OPEN:
-        raise Conflict("match_started", "The match has started: resign instead of leaving.")
+        raise Conflict("match_started", _("The match has started: resign instead of leaving."))
     mine.user, mine.joined_at = None, None
     mine.save(update_fields=["user", "joined_at"])
     writes.append(
@@ -436,23 +480,28 @@ def bot_add(*, match_id: str, user: User, seat: int | None, level: str) -> Match
     """Seat a bot in an open match (the creator only); a full table starts the match."""
     match = writes.lock(match_id)
     if match.created_by_id != user.id:
-        raise Forbidden("Only the match's creator may add bots.")
+        raise Forbidden(_("Only the match's creator may add bots."))
     _require_open(match, "add a bot")
     if not Seat.objects.filter(match=match).exclude(bot="").exists():
         _check_quotas(user, with_bots=True)
     if level not in BOT_LEVELS:
-        raise InvalidRequest(f"level must be one of {', '.join(BOT_LEVELS)}.", errors={"level": ["Unknown level."]})
+        raise InvalidRequest(
+            _("level must be one of %(choices)s.") % {"choices": ", ".join(BOT_LEVELS)},
+            errors={"level": [_("Unknown level.")]},
+        )
     seats = writes.seats_of(match)
     if seat is None:
         target = next((s for s in seats if not s.taken), None)
         if target is None:
-            raise Conflict("match_full", "The match has no free seat.")
+            raise Conflict("match_full", _("The match has no free seat."))
     elif not 0 <= seat < match.players:
-        raise InvalidRequest(f"seat must be from 0 to {match.players - 1}.", errors={"seat": ["Out of range."]})
+        raise InvalidRequest(
+            _("seat must be from 0 to %(last)s.") % {"last": match.players - 1}, errors={"seat": [_("Out of range.")]}
+        )
     else:
         target = seats[seat]
         if target.taken:
-            raise Conflict("seat_taken", f"Seat {seat} is taken.")
+            raise Conflict("seat_taken", _("Seat %(seat)s is taken.") % {"seat": seat})
     target.bot, target.joined_at = level, timezone.now()
     target.save(update_fields=["bot", "joined_at"])
     writes.append(match, Record.Type.BOT_ADDED, actor=Record.Actor.SYSTEM, seat=target.index, data={"level": level})

@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from games import replay, scheduling
-from games.errors import MatchOver
+from games.errors import MatchOver, match_is
 from games.models import Match, Record, Seat
 from games.services import play, writes
 from rules.base import rank_groups
@@ -22,7 +22,7 @@ def match_abort(*, match_id: str, reason: str, by: User | None = None) -> Match:
     """
     match = writes.lock(match_id)
     if not match.is_live:
-        raise MatchOver(f"The match is {match.status}.")
+        raise MatchOver(match_is(match.status))
     now = timezone.now()
     who = by.username if by is not None else "operator"
     writes.append(match, Record.Type.ABORTED, actor=Record.Actor.SYSTEM, data={"reason": reason, "by": who}, at=now)

@@ -20,13 +20,14 @@ from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 from structlog.contextvars import bind_contextvars
 
 from accounts.models import User
 from core import metrics, sql
 from core.errors import ApplicationError, Conflict, NotFound
 from games import clocks, notices, ratings, replay, scheduling, selectors
-from games.errors import MatchOver, NotSeated, StaleVersion
+from games.errors import MatchOver, NotSeated, StaleVersion, match_is
 from games.models import Match, Record, Seat
 from games.services import writes
 from rules import RULES, bots
@@ -334,13 +335,13 @@ def match_seated(
 def seat_of(seats: list[Seat], user: User) -> Seat:
     seat = next((s for s in seats if s.user_id == user.id), None)
     if seat is None:
-        raise NotSeated("You hold no seat in this match.")
+        raise NotSeated(_("You hold no seat in this match."))
     return seat
 
 
 def _require_live(match: Match, *, not_started: str) -> None:
     if match.status in (Match.Status.FINISHED, Match.Status.ABORTED):
-        raise MatchOver(f"The match is {match.status}.")
+        raise MatchOver(match_is(match.status))
     if match.status == Match.Status.OPEN:
         raise Conflict("match_not_started", not_started)
 
@@ -361,7 +362,7 @@ class Turn:
         match = self.match
         if match.version != expected_version:
             raise StaleVersion(match.version)
-        _require_live(match, not_started="The match has not started yet: moves come once every seat is filled.")
+        _require_live(match, not_started=_("The match has not started yet: moves come once every seat is filled."))
         parsed = replay.rules_for(match).parse_move(move)  # InvalidMove → 400
         played = apply_input(
             match, self.seats, Moved(self.seat.index, parsed), actor=self.actor, wake_bots=self.wake_bots
@@ -394,12 +395,16 @@ def move_turn(
         with transaction.atomic():
             match, seats = writes.locked(match_id, replaying=True)
             if user is not None and not selectors.match_visible_to(match, user):
-                raise NotFound(f"No match {match_id!r}.")  # a private match is not there for outsiders
+                raise NotFound(
+                    _("No match %(id)s.") % {"id": repr(match_id)}
+                )  # a private match is not there for outsiders
             game = match.game
             seat = seat_of(seats, user) if user is not None else seats[seat_index or 0]
             yield Turn(match, seats, seat, actor, wake_bots, started)
     except (ApplicationError, RulesError) as exc:
         metrics.move_refused(game, exc.code)
+        if isinstance(exc, RulesError):
+            exc.game = game  # its words are that game's catalogue's (api.exceptions)
         raise
 
 
@@ -428,7 +433,7 @@ def inputs_play(*, match_id: str, inputs: Iterable[tuple[Input, str]]) -> Played
     played = None
     with transaction.atomic():
         match, seats = writes.locked(match_id, replaying=True)
-        _require_live(match, not_started="The match has not started.")
+        _require_live(match, not_started=_("The match has not started."))
         state = replay.match_state(match)
         for given, actor in inputs:
             played = apply_input(match, seats, given, actor=actor, state=state)
@@ -441,7 +446,7 @@ def match_resign(*, match_id: str, user: User) -> Match:
     """Resign the caller's seat; the rules page says what that does to the game."""
     match, seats = writes.locked(match_id, replaying=True)
     seat = seat_of(seats, user)
-    _require_live(match, not_started="The match has not started: leave it instead.")
+    _require_live(match, not_started=_("The match has not started: leave it instead."))
     if seat.resigned:
-        raise Conflict("already_resigned", "You have already resigned.")
+        raise Conflict("already_resigned", _("You have already resigned."))
     return apply_input(match, seats, Resigned(seat.index), actor=Record.Actor.PLAYER).match

@@ -683,7 +683,12 @@ def apply(state: State, seat: Seat, move: Move) -> tuple[State, tuple[Effect, ..
     if seat not in awaiting(state) and not _may_replace(state, seat, move):
         raise NotAwaited(f"seat {seat} owes no answer")
     if PROMPT_MOVE.get(prompt_type) != _move_type(move):
-        raise IllegalMove("wrong_phase", f"the open prompt is {prompt_type}, not {_move_type(move)}")
+        raise IllegalMove(
+            "wrong_phase",
+            f"the open prompt is {prompt_type}, not {_move_type(move)}",
+            prompt=prompt_type,
+            move=_move_type(move),
+        )
     match move:
         case Respond():
             return _apply_respond(state, seat, move)
@@ -723,7 +728,7 @@ def _apply_respond(state: State, seat: Seat, move: Respond) -> tuple[State, tupl
     for a in move.answers:
         reason = sc.check(a, state.current_draw[a.token])
         if reason is not None:
-            raise IllegalMove(reason, f"answer for token {a.token} is not legal: {reason}")
+            raise IllegalMove(reason, f"answer for token {a.token} is not legal: {reason}", token=a.token)
     new_answers = base + move.answers
     replaced = state.replaced
     if complete:
@@ -747,7 +752,7 @@ def _apply_picks(state: State, seat: Seat, move: DraftPick | ChooseActive) -> tu
         raise IllegalMove("already_answered", "your choice is complete; a replacement is a whole choice")
     whole = len(cards) == need
     if len(set(cards)) != len(cards) or not (whole or (len(cards) == 1 and cards[0] not in have and len(have) < need)):
-        raise IllegalMove("wrong_card_count", f"pick {need} card(s), or one card per move")
+        raise IllegalMove("wrong_card_count", f"pick {need} card(s), or one card per move", count=need)
     pool = state.packs[seat] if state.phase == "draft" else state.seats[seat].hand
     if any(c not in pool for c in cards):
         reason = "not_in_pack" if state.phase == "draft" else "not_in_hand"

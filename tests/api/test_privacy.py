@@ -44,6 +44,11 @@ WALKED_ELSEWHERE = {
     "/api/v1/matches/{match_id}/stream": (
         "tests/notifications/test_private_streams.py::test_streams_show_a_stranger_no_private_match"
     ),
+    # A game's printed words and rules: nothing of any match (and no toy catalogue to walk here).
+    "/api/v1/games/{game}/i18n/{language}": (
+        "tests/languages/test_i18n.py::test_each_game_serves_its_catalogue_in_three_languages"
+    ),
+    "/api/v1/games/{game}/rules": "tests/languages/test_i18n.py::test_each_game_serves_its_rules_as_markdown_and_html",
 }
 
 #: Paths of the API's URL conf that are not in the API document, and why they name no match.

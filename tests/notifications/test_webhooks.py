@@ -216,5 +216,5 @@ def test_discord_and_slack_presets(make_user):
     for fmt, key in (("discord", "content"), ("slack", "text")):
         hook = Webhook(user=bob, url="https://x.example/", format=fmt)
         body = webhooks.body_for(hook, "your_turn", data, "x")
-        assert list(body) == [key] and "your turn" in body[key] and "enka" in body[key]
+        assert list(body) == [key] and "your turn" in body[key].lower() and "enka" in body[key].lower()
     assert json.dumps(webhooks.body_for(Webhook(user=bob), "your_turn", data, "x"))

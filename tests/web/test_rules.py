@@ -25,6 +25,7 @@ def test_a_newcomer_reads_the_rules_of_every_game(page, console):
         assert page.locator(".glossary dt").count() >= 4
         shoot(page, f"rules-{game}")
     page.goto("/rules/enka")
+    page.locator("[data-rules='enka']").wait_for()  # the page comes from GET games/enka/rules
     assert page.locator(".enka-card").count() >= 6  # the cards drawn as on the board
     page.goto("/rules/chess")
     page.get_by_text("No such game").wait_for()

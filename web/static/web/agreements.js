@@ -1,16 +1,22 @@
 // Agreements (issue 26): the open proposals of a match with Accept/Decline, and buttons to propose
 // a draw, a cancellation, a concession or more time. Undo is a button of the move panel (match.js).
 import { del, get, post, put } from "./api.js";
+import { formatDate, t } from "./i18n.js";
 import { ErrorNote, html, useEffect, useState } from "./ui.js";
 
-const WORDS = {
-  draw: () => "a draw",
-  cancel: () => "cancelling the match (unrated)",
-  concede_to: (p, names) => `conceding the match to ${names(p.seat)}`,
-  extend: (p, names) => `${Math.round(p.seconds / 3600)} more hour(s) for ${names(p.seat)}`,
-  pause: (p) => `pausing the clocks until ${new Date(p.until).toLocaleString()}`,
-  takeback: (p) => `taking the moves after record ${p.to_seq} back`,
+// A proposal in a sentence: `agree.proposal.<kind>`, with who proposes and what.
+const PARAMS = {
+  draw: () => ({}),
+  cancel: () => ({}),
+  concede_to: (p, names) => ({ seat: names(p.seat) }),
+  extend: (p, names) => ({ count: Math.round(p.seconds / 3600), seat: names(p.seat) }),
+  pause: (p) => ({ until: formatDate(p.until) }),
+  takeback: (p) => ({ seq: p.to_seq }),
 };
+const proposal = (p, names) =>
+  PARAMS[p.kind]
+    ? t(`ui.agree.proposal.${p.kind}`, { name: names(p.by), ...PARAMS[p.kind](p, names) })
+    : `${names(p.by)}: ${p.kind}`;
 
 export function Agreements({ id, state, names, seats, takebackTo, onChange }) {
   const [list, setList] = useState([]);
@@ -42,34 +48,34 @@ export function Agreements({ id, state, names, seats, takebackTo, onChange }) {
   const me = state.you;
   const others = seats.filter((s) => s.index !== me && !s.resigned);
   return html`<section class="agreements" aria-labelledby="agree-h">
-    <h2 id="agree-h">Agreements</h2>
+    <h2 id="agree-h">${t("ui.agree.title")}</h2>
     <${ErrorNote} error=${error} onDismiss=${() => setError(null)} />
     ${
       list.length === 0
-        ? html`<p class="muted">No open proposal.</p>`
+        ? html`<p class="muted">${t("ui.agree.none")}</p>`
         : html`<ul>
       ${list.map(
         (p) => html`<li key=${p.id} data-proposal=${p.kind}>
-        ${names(p.by)} proposes ${(WORDS[p.kind] || (() => p.kind))(p, names)}.
+        ${proposal(p, names)}
         ${
           p.needed.includes(me) &&
           p.votes[String(me)] === undefined &&
           html`
-          <button type="button" onClick=${() => vote(p, true)} disabled=${busy}>Accept</button>
-          <button type="button" onClick=${() => vote(p, false)} disabled=${busy}>Decline</button>`
+          <button type="button" onClick=${() => vote(p, true)} disabled=${busy}>${t("ui.agree.accept")}</button>
+          <button type="button" onClick=${() => vote(p, false)} disabled=${busy}>${t("ui.agree.decline")}</button>`
         }
-        ${p.by === me && html`<button type="button" class="link" onClick=${() => withdraw(p)} disabled=${busy}>Withdraw</button>`}
+        ${p.by === me && html`<button type="button" class="link" onClick=${() => withdraw(p)} disabled=${busy}>${t("ui.agree.withdraw")}</button>`}
       </li>`,
       )}
     </ul>`
     }
     <p class="propose">
-      <button type="button" onClick=${() => propose({ kind: "draw" })} disabled=${busy}>Offer a draw</button>
-      <button type="button" onClick=${() => propose({ kind: "cancel" })} disabled=${busy}>Propose to cancel</button>
-      ${takebackTo !== null && takebackTo !== undefined && html`<button type="button" onClick=${() => propose({ kind: "takeback", to_seq: takebackTo })} disabled=${busy}>Ask to take back my last move</button>`}
-      ${state.deadlines && Object.keys(state.deadlines.seats || {}).length > 0 && html`<button type="button" onClick=${() => propose({ kind: "pause", until: new Date(Date.now() + 86400000).toISOString() })} disabled=${busy}>Pause the clocks for a day</button>`}
-      ${others.map((s) => html`<button type="button" key=${`c${s.index}`} onClick=${() => propose({ kind: "concede_to", seat: s.index })} disabled=${busy}>Concede to ${names(s.index)}</button>`)}
-      ${state.deadlines && Object.keys(state.deadlines.seats || {}).length > 0 && others.map((s) => html`<button type="button" key=${`e${s.index}`} onClick=${() => propose({ kind: "extend", seat: s.index, seconds: 86400 })} disabled=${busy}>Give ${names(s.index)} a day</button>`)}
+      <button type="button" onClick=${() => propose({ kind: "draw" })} disabled=${busy}>${t("ui.agree.offer_draw")}</button>
+      <button type="button" onClick=${() => propose({ kind: "cancel" })} disabled=${busy}>${t("ui.agree.offer_cancel")}</button>
+      ${takebackTo !== null && takebackTo !== undefined && html`<button type="button" onClick=${() => propose({ kind: "takeback", to_seq: takebackTo })} disabled=${busy}>${t("ui.agree.offer_takeback")}</button>`}
+      ${state.deadlines && Object.keys(state.deadlines.seats || {}).length > 0 && html`<button type="button" onClick=${() => propose({ kind: "pause", until: new Date(Date.now() + 86400000).toISOString() })} disabled=${busy}>${t("ui.agree.offer_pause")}</button>`}
+      ${others.map((s) => html`<button type="button" key=${`c${s.index}`} onClick=${() => propose({ kind: "concede_to", seat: s.index })} disabled=${busy}>${t("ui.agree.offer_concede", { name: names(s.index) })}</button>`)}
+      ${state.deadlines && Object.keys(state.deadlines.seats || {}).length > 0 && others.map((s) => html`<button type="button" key=${`e${s.index}`} onClick=${() => propose({ kind: "extend", seat: s.index, seconds: 86400 })} disabled=${busy}>${t("ui.agree.offer_extend", { name: names(s.index) })}</button>`)}
     </p>
   </section>`;
 }

@@ -1,5 +1,7 @@
 // The HTTP API, as a third-party client sees it: a token in localStorage, JSON in and out,
-// RFC 9457 problem documents turned into sentences for people.
+// RFC 9457 problem documents turned into sentences for people. Every request says the language
+// the page speaks (Accept-Language), so problem documents come back in it.
+import { gameHas, gameT, lang, t } from "./i18n.js";
 
 const BASE = "/api/v1/";
 const TOKEN_KEY = "tabula.token";
@@ -29,35 +31,48 @@ export class ApiError extends Error {
     this.problem = problem || {};
     this.code = this.problem.code || `http_${status}`;
   }
+
+  /** This error in words, a refused move in `game`'s own words. */
+  about(game) {
+    return describeProblem(this.status, this.status ? this.problem : null, game);
+  }
 }
 
-const WORDS = {
-  undo_unsafe: "That move cannot be taken back: someone has seen what it showed, or it drew a card.",
-  away_too_long: "Your balance of away time does not reach that far: choose an earlier return.",
-  away_not_now: "You cannot go away right now (a clock of yours is nearly out, or you went away too recently).",
-  version_conflict: "Someone else moved first, so the board has been refreshed. Look again and try again.",
-  race_lost: "Too late: that card is no longer on top. The board has been refreshed.",
-  not_awaited: "It is not your turn to do that.",
-  not_seated: "You are not seated in this match.",
-  match_over: "This match is over.",
-  not_authenticated: "Please sign in first.",
-  authentication_failed: "Your session has ended. Please sign in again.",
-  rate_limited: "Too many requests: wait a moment and try again.",
-  service_unavailable: "The server is unavailable for a moment. Try again shortly.",
-};
+// Codes the client words itself (more helpful here than the server's generic detail).
+const OWN_WORDS = [
+  "undo_unsafe",
+  "away_too_long",
+  "away_not_now",
+  "version_conflict",
+  "race_lost",
+  "not_awaited",
+  "not_seated",
+  "match_over",
+  "not_authenticated",
+  "authentication_failed",
+  "rate_limited",
+  "service_unavailable",
+];
 
-export function describeProblem(status, p) {
-  if (!p || typeof p !== "object")
-    return status ? `The server answered ${status}.` : "The server could not be reached.";
-  if (WORDS[p.code]) return WORDS[p.code];
-  let text = p.detail || p.title || `The server answered ${status}.`;
+/**
+ * A problem document in words for people. The server's `detail` already speaks the request's
+ * language; a refused move is told in the game catalogue's words when the caller names the game
+ * (the same words a third-party client would use, from `reason` and `params` alone).
+ * @param {number} status
+ * @param {any} p the problem document, or null when there was no answer
+ * @param {string | null} [game] the game the request was about, if any
+ */
+export function describeProblem(status, p, game = null) {
+  if (!p || typeof p !== "object") return status ? t("ui.problem.status", { status }) : t("ui.problem.unreachable");
+  if (OWN_WORDS.includes(p.code)) return t(`ui.problem.${p.code}`);
+  if (game && p.reason && gameHas(game, `reason.${p.reason}`)) return gameT(game)(`reason.${p.reason}`, p.params || {});
+  let text = p.detail || p.title || t("ui.problem.status", { status });
   if (p.errors) {
     const fields = Object.entries(p.errors).map(
       ([f, msgs]) => `${f === "non_field_errors" ? "" : f + ": "}${msgs.join(" ")}`,
     );
     if (fields.length) text = fields.join(" ");
   }
-  if (p.reason && !text.includes(p.reason)) text += ` (${p.reason.replaceAll("_", " ")})`;
   return text;
 }
 
@@ -103,7 +118,7 @@ export async function request(method, path, opts = {}) {
 /** @param {string} method @param {string} path @param {RequestOptions} opts */
 async function send(method, path, { body, headers = {}, etag, withEtag = false } = {}) {
   /** @type {Record<string, string>} */
-  const h = { Accept: "application/json", ...headers };
+  const h = { Accept: "application/json", "Accept-Language": lang(), ...headers };
   if (session.token) h.Authorization = `Token ${session.token}`;
   if (body !== undefined) h["Content-Type"] = "application/json";
   if (etag) h["If-None-Match"] = etag;
@@ -156,7 +171,12 @@ export const del = (path, opts) => request("DELETE", path, opts);
 export async function has(_path) {
   return true;
 }
-export const isMissingEndpoint = (e) => e?.status === 404 && String(e.problem?.detail || "").startsWith("No such path");
+// A path the server does not route answers a bare `not_found` problem (its detail speaks the
+// caller's language, so it is not read); a missing thing on a known path is also `not_found`, and
+// `optional` treats both as absent, which is what its callers want.
+const PLAIN = new Set(["type", "title", "status", "detail", "code", "instance"]);
+export const isMissingEndpoint = (e) =>
+  e?.status === 404 && e.code === "not_found" && Object.keys(e.problem || {}).every((k) => PLAIN.has(k));
 
 // An endpoint another capability adds (leaderboards, rating history, me/turns): null when absent.
 export async function optional(path) {

@@ -1,5 +1,17 @@
 // Tabula's web client: one page, ES modules, Preact + htm (vendored, pinned: htm 3.1.1's standalone build).
-import { get, optional, post, results, session, settled } from "./api.js";
+import { get, optional, patch, post, results, session, settled } from "./api.js";
+import {
+  LANGUAGES,
+  LANGUAGE_NAMES,
+  formatList,
+  formatNumber,
+  gameHas,
+  gameT,
+  initI18n,
+  lang,
+  setLanguage,
+  t,
+} from "./i18n.js";
 import { AwayPage } from "./away.js";
 import { FeedPage, ProfileCircles } from "./circles.js";
 import { ReplayPage } from "./replay.js";
@@ -12,7 +24,10 @@ import { Invitations, JoinByCode, Leaderboard, PlayerStats } from "./players.js"
 import {
   Countdown,
   ErrorNote,
+  BOT_LEVELS,
+  GAME_NAMES,
   Link,
+  botLevel,
   gameName,
   html,
   mySeat,
@@ -23,7 +38,28 @@ import {
   usePath,
   useState,
   when,
+  withParts,
 } from "./ui.js";
+
+// A person's account speaks a language (settings, sign-up); this browser follows it on sign-in
+// unless it was told otherwise here: a choice made with the switch, or `?lang=` in the address.
+async function followAccountLanguage() {
+  if (!session.token || new URLSearchParams(location.search).has("lang")) return;
+  let stored = null;
+  try {
+    stored = localStorage.getItem("tabula.lang");
+  } catch (e) {
+    stored = null;
+  }
+  if (stored) return;
+  try {
+    const me = await get("me");
+    if (LANGUAGES.includes(me?.language) && me.language !== lang()) setLanguage(me.language);
+  } catch (e) {
+    /* the browser's language stays */
+  }
+}
+window.addEventListener("tabula:signed-in", followAccountLanguage);
 
 function useSession() {
   const [user, setUser] = useState(session.username);
@@ -112,25 +148,45 @@ function Nav({ me, waiting }) {
     }
   };
   return html`<header class="top">
-    <nav aria-label="Main">
-      <${Link} href="/" class="brand">Tabula<//>
-      <${Link} href="/lobby">Lobby<//>
-      ${me && html`<${Link} href="/">My games${waiting ? html` <span class="badge" aria-label=${`${waiting} waiting for you`}>${waiting}</span>` : ""}<//>`}
-      <${Link} href="/leaderboards">Leaderboards<//>
-      <${Link} href="/tournaments">Tournaments<//>
-      <${Link} href="/rules">Rules<//>
-      ${me && html`<${Link} href="/invitations">Invitations<//>`}
-      ${me && html`<${Link} href="/away">Away<//>`}
-      ${me && html`<${Link} href="/feed">Feed<//>`}
-      ${me && html`<${Link} href="/settings">Settings<//>`}
+    <nav aria-label=${t("ui.nav.label")}>
+      <${Link} href="/" class="brand">${t("ui.nav.brand")}<//>
+      <${Link} href="/lobby">${t("ui.nav.lobby")}<//>
+      ${me && html`<${Link} href="/">${t("ui.nav.my_games")}${waiting ? html` <span class="badge" aria-label=${t("ui.nav.waiting", { count: waiting })}>${formatNumber(waiting)}</span>` : ""}<//>`}
+      <${Link} href="/leaderboards">${t("ui.nav.leaderboards")}<//>
+      <${Link} href="/tournaments">${t("ui.nav.tournaments")}<//>
+      <${Link} href="/rules">${t("ui.nav.rules")}<//>
+      ${me && html`<${Link} href="/invitations">${t("ui.nav.invitations")}<//>`}
+      ${me && html`<${Link} href="/away">${t("ui.nav.away")}<//>`}
+      ${me && html`<${Link} href="/feed">${t("ui.nav.feed")}<//>`}
+      ${me && html`<${Link} href="/settings">${t("ui.nav.settings")}<//>`}
       <span class="spacer"></span>
       ${
         me
-          ? html`<${Link} href=${`/users/${me}`}>${me}<//> <button type="button" class="link" onClick=${signOut}>Sign out</button>`
-          : html`<${Link} href="/signin">Sign in<//> <${Link} href="/signup">Sign up<//>`
+          ? html`<${Link} href=${`/users/${me}`}>${me}<//> <button type="button" class="link" onClick=${signOut}>${t("ui.nav.sign_out")}</button>`
+          : html`<${Link} href="/signin">${t("ui.nav.sign_in")}<//> <${Link} href="/signup">${t("ui.nav.sign_up")}<//>`
       }
+      <${LanguageSwitch} me=${me} />
     </nav>
   </header>`;
+}
+
+// The language switch, on every page. A signed-in person's choice is also their account's (the
+// mails, pushes and problem documents follow it); a failed PATCH still switches this browser.
+function LanguageSwitch({ me }) {
+  const choose = async (e) => {
+    const code = e.target.value;
+    if (me && session.token) {
+      try {
+        await patch("me", { language: code });
+      } catch (err) {
+        /* this browser switches anyway */
+      }
+    }
+    setLanguage(code);
+  };
+  return html`<select class="language" aria-label=${t("ui.nav.language")} value=${lang()} onChange=${choose} data-language>
+    ${LANGUAGES.map((code) => html`<option value=${code} lang=${code} key=${code}>${LANGUAGE_NAMES[code]}</option>`)}
+  </select>`;
 }
 
 function AuthForm({ mode }) {
@@ -148,6 +204,7 @@ function AuthForm({ mode }) {
       const body = { username, password };
       const email = signup ? String(form.get("email") || "").trim() : "";
       if (email) body.email = email; // optional: the e-mail digest needs one
+      if (signup) body.language = lang(); // the account speaks the language this page was shown in
       const answer = signup ? await post("auth/register", body) : await post("auth/token", body);
       session.save(answer.token, answer.username || username);
       window.dispatchEvent(new Event("tabula:signed-in"));
@@ -159,39 +216,50 @@ function AuthForm({ mode }) {
       setBusy(false);
     }
   };
-  const title = signup ? "Sign up" : "Sign in";
+  const title = signup ? t("ui.nav.sign_up") : t("ui.nav.sign_in");
   return html`<main class="narrow">
     <h1>${title}</h1>
     <form onSubmit=${submit} class="stack">
-      <label for="username">Username</label>
+      <label for="username">${t("ui.auth.username")}</label>
       <input id="username" name="username" autocomplete="username" required autofocus />
-      <label for="password">Password</label>
+      <label for="password">${t("ui.auth.password")}</label>
       <input id="password" name="password" type="password" autocomplete=${signup ? "new-password" : "current-password"} required />
       ${
         signup &&
-        html`<label for="email">E-mail <span class="muted">(optional: for your turns by mail)</span></label>
+        html`<label for="email">${t("ui.auth.email")} <span class="muted">${t("ui.auth.email_hint")}</span></label>
         <input id="email" name="email" type="email" autocomplete="email" />`
       }
       <${ErrorNote} error=${error} />
       <button type="submit" disabled=${busy}>${title}</button>
     </form>
-    <p>${signup ? html`Have an account? <${Link} href="/signin">Sign in<//>` : html`New here? <${Link} href="/signup">Sign up<//>`}</p>
+    <p>${
+      signup
+        ? html`${t("ui.auth.have_account")} <${Link} href="/signin">${t("ui.nav.sign_in")}<//>`
+        : html`${t("ui.auth.new_here")} <${Link} href="/signup">${t("ui.nav.sign_up")}<//>`
+    }</p>
   </main>`;
 }
 
 // --- my games ------------------------------------------------------------------------------------------
 
+const STATUSES = ["open", "active", "finished", "aborted"];
+
 function MatchRow({ m, me, action }) {
   const seat = mySeat(m, me);
   const deadline = seat !== null ? m.deadlines?.seats?.[String(seat)]?.deadline : null;
-  const players = m.seats.map((s) => seatName(m, s.index) + (s.away_until ? " (away)" : "")).join(", ");
-  let status = m.status;
-  if (m.status === "active")
+  const players = m.seats
+    .map((s) => (s.away_until ? t("ui.row.away", { name: seatName(m, s.index) }) : seatName(m, s.index)))
+    .join(", ");
+  let status = STATUSES.includes(m.status) ? t(`ui.status.${m.status}`) : m.status;
+  if (m.status === "active") {
+    const awaited = (m.awaiting || []).map((i) => seatName(m, i));
     status = waitingFor(m, me)
-      ? "your turn"
-      : `waiting for ${(m.awaiting || []).map((i) => seatName(m, i)).join(", ") || "the server"}`;
-  if (m.status === "open") status = `open: ${m.seats.filter((s) => !s.username && !s.bot).length} seat(s) free`;
-  if (m.status === "finished") status = "finished";
+      ? t("ui.row.your_turn")
+      : awaited.length
+        ? t("ui.row.waiting_for", { names: formatList(awaited) })
+        : t("ui.row.waiting_for_server");
+  }
+  if (m.status === "open") status = t("ui.row.open", { count: m.seats.filter((s) => !s.username && !s.bot).length });
   return html`<li class="match-row">
     <${Link} href=${`/matches/${m.id}`}><strong>${gameName(m.game)}</strong> · ${players}<//>
     <span class="muted">${status}</span>
@@ -202,20 +270,24 @@ function MatchRow({ m, me, action }) {
 
 function MyGames({ me, mine, error }) {
   if (!me)
-    return html`<main><h1>Tabula</h1><p>Asynchronous tabletop games: EKKO, Enka, Ekö and Ecos.</p>
-    <p><${Link} href="/signup">Sign up<//> or <${Link} href="/signin">sign in<//> to play, or look at the <${Link} href="/lobby">lobby<//>.</p></main>`;
+    return html`<main><h1>${t("ui.nav.brand")}</h1><p>${t("ui.home.tagline", { games: formatList(Object.keys(GAME_NAMES).map(gameName)) })}</p>
+    <p>${withParts(t("ui.home.invite"), {
+      sign_up: html`<${Link} href="/signup">${t("ui.home.invite_sign_up")}<//>`,
+      sign_in: html`<${Link} href="/signin">${t("ui.home.invite_sign_in")}<//>`,
+      lobby: html`<${Link} href="/lobby">${t("ui.home.invite_lobby")}<//>`,
+    })}</p></main>`;
   return html`<main>
-    <h1>My games</h1>
+    <h1>${t("ui.nav.my_games")}</h1>
     <${ErrorNote} error=${error} />
     ${
       !mine
-        ? html`<p>Loading…</p>`
+        ? html`<p>${t("ui.common.loading")}</p>`
         : html`
-      <section aria-labelledby="waiting-h"><h2 id="waiting-h">Waiting for you (${mine.waiting.length})</h2>
-        ${mine.waiting.length ? html`<ul class="matches">${mine.waiting.map((m) => html`<${MatchRow} key=${m.id} m=${m} me=${me} />`)}</ul>` : html`<p class="muted">Nothing waits for you.</p>`}
+      <section aria-labelledby="waiting-h"><h2 id="waiting-h">${t("ui.home.waiting", { count: mine.waiting.length })}</h2>
+        ${mine.waiting.length ? html`<ul class="matches">${mine.waiting.map((m) => html`<${MatchRow} key=${m.id} m=${m} me=${me} />`)}</ul>` : html`<p class="muted">${t("ui.home.nothing_waits")}</p>`}
       </section>
-      <section aria-labelledby="others-h"><h2 id="others-h">Other matches</h2>
-        ${mine.others.length ? html`<ul class="matches">${mine.others.map((m) => html`<${MatchRow} key=${m.id} m=${m} me=${me} />`)}</ul>` : html`<p class="muted">None yet: <${Link} href="/lobby">start one in the lobby<//>.</p>`}
+      <section aria-labelledby="others-h"><h2 id="others-h">${t("ui.home.others")}</h2>
+        ${mine.others.length ? html`<ul class="matches">${mine.others.map((m) => html`<${MatchRow} key=${m.id} m=${m} me=${me} />`)}</ul>` : html`<p class="muted">${withParts(t("ui.home.none_yet"), { link: html`<${Link} href="/lobby">${t("ui.home.start_one")}<//>` })}</p>`}
       </section>`
     }
   </main>`;
@@ -223,10 +295,22 @@ function MyGames({ me, mine, error }) {
 
 // --- lobby ---------------------------------------------------------------------------------------------
 
-function OptionInput({ option, value, onChange }) {
+// An option's words come from its game's catalogue (`option.<name>`, `option.<name>.help`,
+// `option.<name>.<choice>`); the server's English description stands in where it has none.
+function optionWords(game, option) {
+  const words = gameT(game);
+  const has = (key) => gameHas(game, key);
+  const name = option.name;
+  return {
+    label: has(`option.${name}`) ? words(`option.${name}`) : name.replaceAll("_", " "),
+    hint: has(`option.${name}.help`) ? words(`option.${name}.help`) : option.description,
+    choice: (c) => (has(`option.${name}.${c}`) ? words(`option.${name}.${c}`) : String(c)),
+  };
+}
+
+function OptionInput({ game, option, value, onChange }) {
   const id = `opt-${option.name}`;
-  const label = option.name.replaceAll("_", " ");
-  const hint = option.description;
+  const { label, hint, choice } = optionWords(game, option);
   if (option.type === "boolean") {
     return html`<div class="check"><input type="checkbox" id=${id} checked=${value ?? option.default} onChange=${(e) => onChange(e.target.checked)} />
       <label for=${id}>${label}</label> <small class="muted">${hint}</small></div>`;
@@ -234,19 +318,19 @@ function OptionInput({ option, value, onChange }) {
   if (option.choices) {
     return html`<div><label for=${id}>${label}</label>
       <select id=${id} value=${value ?? option.default} onChange=${(e) => onChange(e.target.value)}>
-        ${option.choices.map((c) => html`<option value=${c}>${String(c)}</option>`)}
+        ${option.choices.map((c) => html`<option value=${c}>${choice(c)}</option>`)}
       </select> <small class="muted">${hint}</small></div>`;
   }
   if (option.type === "integer") {
     return html`<div><label for=${id}>${label}</label>
       <input id=${id} type="number" min=${option.minimum} max=${option.maximum} value=${value ?? option.default ?? ""}
-        placeholder=${option.default === null ? "none" : ""} onInput=${(e) => onChange(e.target.value === "" ? null : Number(e.target.value))} />
+        placeholder=${option.default === null ? t("ui.create.no_limit") : ""} onInput=${(e) => onChange(e.target.value === "" ? null : Number(e.target.value))} />
       <small class="muted">${hint}</small></div>`;
   }
   if (option.type === "seat_or_random") {
     return html`<div><label for=${id}>${label}</label>
       <input id=${id} value=${value ?? option.default} onInput=${(e) => onChange(/^\d+$/.test(e.target.value) ? Number(e.target.value) : e.target.value)} />
-      <small class="muted">${hint} (a seat number from 0, or random)</small></div>`;
+      <small class="muted">${hint} ${t("ui.create.seat_or_random")}</small></div>`;
   }
   return null; // object options (fixtures, lists) are for API clients
 }
@@ -292,55 +376,54 @@ function CreateMatch({ games, me }) {
       setBusy(false);
     }
   };
-  if (!me) return html`<p><${Link} href="/signin?next=/lobby">Sign in<//> to create a match.</p>`;
+  if (!me)
+    return html`<p>${withParts(t("ui.create.sign_in_first"), { link: html`<${Link} href="/signin?next=/lobby">${t("ui.nav.sign_in")}<//>` })}</p>`;
   return html`<form class="create stack" onSubmit=${submit} aria-labelledby="create-h">
-    <h2 id="create-h">Create a match</h2>
-    <div><label for="new-game">Game</label>
+    <h2 id="create-h">${t("ui.create.title")}</h2>
+    <div><label for="new-game">${t("ui.create.game")}</label>
       <select id="new-game" value=${game} onChange=${(e) => setGame(e.target.value)}>
-        ${games.map((g) => html`<option value=${g.id}>${g.name}</option>`)}
+        ${games.map((g) => html`<option value=${g.id}>${gameName(g.id)}</option>`)}
       </select></div>
-    <div><label for="new-players">Players</label>
+    <div><label for="new-players">${t("ui.create.players")}</label>
       <input id="new-players" type="number" min=${spec.min_players} max=${spec.max_players} value=${n} onInput=${(e) => setPlayers(Number(e.target.value))} />
-      <small class="muted">${spec.min_players}–${spec.max_players}; you take seat 1</small></div>
-    <fieldset><legend>Seats</legend>
+      <small class="muted">${t("ui.create.players_hint", { min: spec.min_players, max: spec.max_players })}</small></div>
+    <fieldset><legend>${t("ui.create.seats")}</legend>
       ${Array.from({ length: n - 1 }, (_, i) => i + 1).map(
-        (s) => html`<div key=${s}><label for=${`seat-${s}`}>Seat ${s + 1}</label>
+        (s) => html`<div key=${s}><label for=${`seat-${s}`}>${t("ui.seat.numbered", { n: s + 1 })}</label>
         <select id=${`seat-${s}`} value=${bots[s] || ""} onChange=${(e) => setBots({ ...bots, [s]: e.target.value })}>
-          <option value="">Open for a person</option>
-          <option value="random">Bot: random</option>
-          <option value="greedy">Bot: greedy</option>
-          <option value="strong">Bot: strong</option>
+          <option value="">${t("ui.create.open_seat")}</option>
+          ${BOT_LEVELS.map((level) => html`<option value=${level} key=${level}>${t("ui.create.bot", { level: botLevel(level) })}</option>`)}
         </select></div>`,
       )}
     </fieldset>
-    <fieldset><legend>Options</legend>
+    <fieldset><legend>${t("ui.create.options")}</legend>
       ${spec.options
         .filter((o) => !o.restricted)
         .map(
-          (o) => html`<${OptionInput} key=${`${game}.${o.name}`} option=${o}
+          (o) => html`<${OptionInput} key=${`${game}.${o.name}`} game=${game} option=${o}
         value=${options[`${game}.${o.name}`]} onChange=${(v) => setOptions({ ...options, [`${game}.${o.name}`]: v })} />`,
         )}
     </fieldset>
-    <fieldset><legend>Time control</legend>
-      <div><label for="new-clock">Clock</label>
+    <fieldset><legend>${t("ui.create.time_control")}</legend>
+      <div><label for="new-clock">${t("ui.create.clock")}</label>
         <select id="new-clock" value=${clock} onChange=${(e) => setClock(e.target.value)}>
-          <option value="none">None</option><option value="per_move">Per move</option><option value="bank">Bank and increment</option>
+          <option value="none">${t("ui.create.clock_none")}</option><option value="per_move">${t("ui.create.clock_per_move")}</option><option value="bank">${t("ui.create.clock_bank")}</option>
         </select></div>
-      ${clock === "per_move" && html`<div><label for="tc-move">Seconds per move</label><input id="tc-move" type="number" min="1" value=${tc.per_move_s} onInput=${(e) => setTc({ ...tc, per_move_s: Number(e.target.value) })} /></div>`}
+      ${clock === "per_move" && html`<div><label for="tc-move">${t("ui.create.per_move_s")}</label><input id="tc-move" type="number" min="1" value=${tc.per_move_s} onInput=${(e) => setTc({ ...tc, per_move_s: Number(e.target.value) })} /></div>`}
       ${
         clock === "bank" &&
-        html`<div><label for="tc-bank">Bank (seconds)</label><input id="tc-bank" type="number" min="1" value=${tc.bank_s} onInput=${(e) => setTc({ ...tc, bank_s: Number(e.target.value) })} /></div>
-        <div><label for="tc-inc">Increment (seconds)</label><input id="tc-inc" type="number" min="0" value=${tc.increment_s} onInput=${(e) => setTc({ ...tc, increment_s: Number(e.target.value) })} /></div>`
+        html`<div><label for="tc-bank">${t("ui.create.bank_s")}</label><input id="tc-bank" type="number" min="1" value=${tc.bank_s} onInput=${(e) => setTc({ ...tc, bank_s: Number(e.target.value) })} /></div>
+        <div><label for="tc-inc">${t("ui.create.increment_s")}</label><input id="tc-inc" type="number" min="0" value=${tc.increment_s} onInput=${(e) => setTc({ ...tc, increment_s: Number(e.target.value) })} /></div>`
       }
       ${
         clock !== "none" &&
-        html`<div><label for="tc-timeout">On timeout</label><select id="tc-timeout" value=${tc.on_timeout} onChange=${(e) => setTc({ ...tc, on_timeout: e.target.value })}>
-        <option value="default_move">Play the default move</option><option value="forfeit">Forfeit</option></select></div>`
+        html`<div><label for="tc-timeout">${t("ui.create.on_timeout")}</label><select id="tc-timeout" value=${tc.on_timeout} onChange=${(e) => setTc({ ...tc, on_timeout: e.target.value })}>
+        <option value="default_move">${t("ui.create.timeout_default_move")}</option><option value="forfeit">${t("ui.create.timeout_forfeit")}</option></select></div>`
       }
     </fieldset>
-    <div class="check"><input type="checkbox" id="new-private" checked=${isPrivate} onChange=${(e) => setPrivate(e.target.checked)} /><label for="new-private">Private (only people with the link)</label></div>
+    <div class="check"><input type="checkbox" id="new-private" checked=${isPrivate} onChange=${(e) => setPrivate(e.target.checked)} /><label for="new-private">${t("ui.create.private")}</label></div>
     <${ErrorNote} error=${error} />
-    <button type="submit" disabled=${busy}>Create match</button>
+    <button type="submit" disabled=${busy}>${t("ui.create.submit")}</button>
   </form>`;
 }
 
@@ -378,25 +461,25 @@ function Lobby({ me }) {
     }
   };
   return html`<main class="lobby">
-    <h1>Lobby</h1>
-    <p class="muted">New to a game? <${Link} href="/rules">How to play<//> each of them, in a few minutes.</p>
+    <h1>${t("ui.nav.lobby")}</h1>
+    <p class="muted">${withParts(t("ui.lobby.new_to_a_game"), { link: html`<${Link} href="/rules">${t("ui.lobby.how_to_play")}<//>` })}</p>
     <${ErrorNote} error=${error} onDismiss=${() => setError(null)} />
-    <section aria-labelledby="open-h"><h2 id="open-h">Open matches</h2>
-      <label for="filter-game">Filter by game</label>
+    <section aria-labelledby="open-h"><h2 id="open-h">${t("ui.lobby.open_matches")}</h2>
+      <label for="filter-game">${t("ui.lobby.filter")}</label>
       <select id="filter-game" value=${filter} onChange=${(e) => setFilter(e.target.value)}>
-        <option value="">All games</option>
-        ${(games || []).map((g) => html`<option value=${g.id}>${g.name}</option>`)}
+        <option value="">${t("ui.lobby.all_games")}</option>
+        ${(games || []).map((g) => html`<option value=${g.id}>${gameName(g.id)}</option>`)}
       </select>
       ${
         !me
-          ? html`<p><${Link} href="/signin?next=/lobby">Sign in<//> to see and join open matches.</p>`
+          ? html`<p>${withParts(t("ui.lobby.sign_in_first"), { link: html`<${Link} href="/signin?next=/lobby">${t("ui.nav.sign_in")}<//>` })}</p>`
           : open === null
-            ? html`<p>Loading…</p>`
+            ? html`<p>${t("ui.common.loading")}</p>`
             : open.length === 0
-              ? html`<p class="muted">No open match to join. Create one!</p>`
+              ? html`<p class="muted">${t("ui.lobby.none_open")}</p>`
               : html`<ul class="matches">${open.map(
                   (m) => html`<${MatchRow} key=${m.id} m=${m} me=${me}
-            action=${html`<button type="button" onClick=${() => join(m)}>Join</button>`} />`,
+            action=${html`<button type="button" onClick=${() => join(m)}>${t("ui.lobby.join")}</button>`} />`,
                 )}</ul>`
       }
     </section>
@@ -405,6 +488,8 @@ function Lobby({ me }) {
 }
 
 // --- profiles and leaderboards ----------------------------------------------------------------------
+
+const ONE_DECIMAL = { minimumFractionDigits: 1, maximumFractionDigits: 1 };
 
 function RatingChart({ points }) {
   if (!points || points.length < 2) return null;
@@ -419,7 +504,7 @@ function RatingChart({ points }) {
     pad + (i * (w - 2 * pad)) / (points.length - 1),
     h - pad - ((p.y - lo) * (h - 2 * pad)) / span,
   ]);
-  return html`<svg class="chart" viewBox="0 0 ${w} ${h}" role="img" aria-label=${`Rating from ${lo.toFixed(1)} to ${hi.toFixed(1)}`}>
+  return html`<svg class="chart" viewBox="0 0 ${w} ${h}" role="img" aria-label=${t("ui.profile.chart", { low: formatNumber(lo, ONE_DECIMAL), high: formatNumber(hi, ONE_DECIMAL) })}>
     <polyline fill="none" stroke="currentColor" stroke-width="2" points=${xy.map((p) => p.join(",")).join(" ")} />
     ${xy.map(([x, y]) => html`<circle cx=${x} cy=${y} r="2.5" />`)}
   </svg>`;
@@ -438,6 +523,9 @@ function RatingHistory({ username, game }) {
   return html`<${RatingChart} points=${points} />`;
 }
 
+// The profile's counts the interface has words for; another (a newer server's) shows its code.
+const COUNTS = ["played", "active", "won"];
+
 function Profile({ username, me }) {
   const [p, setP] = useState(null);
   const [error, setError] = useState(null);
@@ -446,29 +534,32 @@ function Profile({ username, me }) {
     get(`users/${username}`).then(setP).catch(setError);
   }, [username]);
   if (error) return html`<main><${ErrorNote} error=${error} /></main>`;
-  if (!p) return html`<main><p>Loading…</p></main>`;
+  if (!p) return html`<main><p>${t("ui.common.loading")}</p></main>`;
   return html`<main>
     <h1>${p.display_name || p.username}</h1>
-    <p class="muted">Joined ${when(p.date_joined)} · ${Object.entries(p.counts || {})
-      .map(([k, v]) => `${v} ${k}`)
-      .join(" · ")}</p>
+    <p class="muted">${[
+      t("ui.profile.joined", { date: when(p.date_joined) }),
+      ...Object.entries(p.counts || {}).map(([k, v]) =>
+        COUNTS.includes(k) ? t(`ui.profile.count.${k}`, { count: v }) : `${formatNumber(v)} ${k}`,
+      ),
+    ].join(" · ")}</p>
     <${ProfileCircles} username=${p.username} me=${me} />
-    <section aria-labelledby="ratings-h"><h2 id="ratings-h">Ratings</h2>
+    <section aria-labelledby="ratings-h"><h2 id="ratings-h">${t("ui.profile.ratings")}</h2>
       ${
         p.ratings?.length
-          ? html`<table><thead><tr><th>Game</th><th>Rating</th><th>Matches</th><th>History</th></tr></thead><tbody>
+          ? html`<table><thead><tr><th>${t("ui.profile.game")}</th><th>${t("ui.profile.rating")}</th><th>${t("ui.profile.matches")}</th><th>${t("ui.profile.history")}</th></tr></thead><tbody>
         ${p.ratings.map(
           (
             r,
-          ) => html`<tr><td>${gameName(r.game)}</td><td>${Math.round(r.rating ?? 1500 + 60 * r.ordinal)}${r.provisional ? " (provisional)" : r.rank ? ` · #${r.rank}` : ""}</td><td>${r.matches}</td>
+          ) => html`<tr><td>${gameName(r.game)}</td><td>${formatNumber(Math.round(r.rating ?? 1500 + 60 * r.ordinal))}${r.provisional ? ` ${t("ui.profile.provisional")}` : r.rank ? ` · #${formatNumber(r.rank)}` : ""}</td><td>${formatNumber(r.matches)}</td>
           <td><${RatingHistory} username=${p.username} game=${r.game} /></td></tr>`,
         )}</tbody></table>`
-          : html`<p class="muted">No rated match yet.</p>`
+          : html`<p class="muted">${t("ui.profile.no_rating")}</p>`
       }
     </section>
     <${PlayerStats} stats=${p.stats} />
-    <section aria-labelledby="recent-h"><h2 id="recent-h">Recent matches</h2>
-      ${p.recent_matches?.length ? html`<ul class="matches">${p.recent_matches.map((m) => html`<${MatchRow} key=${m.id} m=${m} me=${me} />`)}</ul>` : html`<p class="muted">None yet.</p>`}
+    <section aria-labelledby="recent-h"><h2 id="recent-h">${t("ui.profile.recent")}</h2>
+      ${p.recent_matches?.length ? html`<ul class="matches">${p.recent_matches.map((m) => html`<${MatchRow} key=${m.id} m=${m} me=${me} />`)}</ul>` : html`<p class="muted">${t("ui.profile.none_yet")}</p>`}
     </section>
   </main>`;
 }
@@ -481,7 +572,7 @@ function App() {
   const [mine, mineError] = useMine(me);
   const waiting = mine?.waiting.length || 0;
   useEffect(() => {
-    document.title = (waiting ? `(${waiting}) ` : "") + "Tabula";
+    document.title = waiting ? t("ui.title.waiting", { count: waiting }) : t("ui.title.plain");
   }, [waiting]);
   let page;
   let m;
@@ -515,4 +606,5 @@ function App() {
   return html`<${Nav} me=${me} waiting=${waiting} />${page}`;
 }
 
+await initI18n(); // every catalogue, before the first word is shown
 render(html`<${App} />`, document.getElementById("app"));

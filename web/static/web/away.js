@@ -1,10 +1,16 @@
 // Away (issue 25): go away without losing. The page sets or ends an absence and the two
 // preferences (auto-away, the caretaker); the match page marks away seats (match.js).
 import { del, get, patch, put } from "./api.js";
-import { ErrorNote, html, useEffect, useState } from "./ui.js";
+import { formatDate, formatNumber, t } from "./i18n.js";
+import { BOT_LEVELS, ErrorNote, html, useEffect, useState, withParts } from "./ui.js";
 
 const DAY_MS = 24 * 3600 * 1000;
-const days = (s) => `${(s / 86400).toFixed(1)} days`;
+// A fractional count of days: CLDR's `other` form ("1.5 days", "1,5 dnia", "1,5 días").
+const days = (s) =>
+  t("ui.away.days", {
+    count: s / 86400,
+    days: formatNumber(s / 86400, { minimumFractionDigits: 1, maximumFractionDigits: 1 }),
+  });
 // A datetime-local input's value (local time, minutes) for a Date.
 const localInput = (d) => new Date(d.getTime() - d.getTimezoneOffset() * 60000).toISOString().slice(0, 16);
 
@@ -43,33 +49,33 @@ export function AwayPage() {
     act(patch("me", { preferences: next }));
   };
   if (!status)
-    return html`<main><h1>Away</h1>${error ? html`<${ErrorNote} error=${error} />` : html`<p>Loading…</p>`}</main>`;
+    return html`<main><h1>${t("ui.nav.away")}</h1>${error ? html`<${ErrorNote} error=${error} />` : html`<p>${t("ui.common.loading")}</p>`}</main>`;
   return html`<main class="away">
-    <h1>Away</h1>
+    <h1>${t("ui.nav.away")}</h1>
     <p data-away-status>${
       status.active
-        ? html`You are away until <strong>${new Date(status.until).toLocaleString()}</strong>${status.auto ? " (started automatically)" : ""}. Your clocks are frozen.`
-        : "You are here: your clocks run."
+        ? withParts(status.auto ? t("ui.away.away_until_auto") : t("ui.away.away_until"), {
+            until: html`<strong>${formatDate(status.until)}</strong>`,
+          })
+        : t("ui.away.here")
     }</p>
-    <p class="muted">Balance: <span data-away-balance>${days(status.balance_s)}</span> of away time. It grows by a day every week.</p>
+    <p class="muted">${withParts(t("ui.away.balance"), { days: html`<span data-away-balance>${days(status.balance_s)}</span>` })}</p>
     <${ErrorNote} error=${error} />
     ${
       status.active
-        ? html`<button type="button" onClick=${end} disabled=${busy}>I am back</button>`
+        ? html`<button type="button" onClick=${end} disabled=${busy}>${t("ui.away.back")}</button>`
         : html`<form onSubmit=${start}>
-          <label>Back on <input type="datetime-local" name="until" value=${until} onInput=${(e) => setUntil(e.target.value)} required /></label>
-          <button type="submit" disabled=${busy}>Go away</button>
+          <label>${t("ui.away.back_on")} <input type="datetime-local" name="until" value=${until} onInput=${(e) => setUntil(e.target.value)} required /></label>
+          <button type="submit" disabled=${busy}>${t("ui.away.go")}</button>
         </form>`
     }
-    <h2>When you forget</h2>
+    <h2>${t("ui.away.forget")}</h2>
     <label><input type="checkbox" name="auto_away" checked=${!!prefs.auto_away} onChange=${(e) => setPref("auto_away", e.target.checked)} disabled=${busy} />
-      Auto-away: when a clock of mine runs out, start an absence instead (a day at most, from my balance)</label>
-    <p><label>Caretaker after a match's away cap:
+      ${t("ui.away.auto")}</label>
+    <p><label>${t("ui.away.caretaker")}
       <select name="caretaker" value=${prefs.caretaker || "off"} onChange=${(e) => setPref("caretaker", e.target.value)} disabled=${busy}>
-        <option value="off">none (the match's timeout rules apply)</option>
-        <option value="random">a random bot</option>
-        <option value="greedy">a greedy bot</option>
-        <option value="strong">a strong bot</option>
+        <option value="off">${t("ui.away.caretaker_off")}</option>
+        ${BOT_LEVELS.map((level) => html`<option value=${level} key=${level}>${t(`ui.away.caretaker_bot.${level}`)}</option>`)}
       </select></label></p>
   </main>`;
 }

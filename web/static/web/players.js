@@ -1,6 +1,14 @@
 // Players (issue 13 in the API, issue 14 in the browser): leaderboards, invitations, joining by invitation link.
 import { get, post, results } from "./api.js";
-import { ErrorNote, Link, gameName, html, navigate, useEffect, useState, when } from "./ui.js";
+import { formatNumber, t } from "./i18n.js";
+import { ErrorNote, GAME_NAMES, Link, gameName, html, navigate, useEffect, useState, when, withParts } from "./ui.js";
+
+// A game of the list in words: ours through the catalogue, another (a test's toy) by the API's name.
+const named = (g) => (g.id in GAME_NAMES ? gameName(g.id) : g.name);
+// A rating is a number people remember whole: 1523, never "1,523".
+const rating = (n) => formatNumber(n, { useGrouping: false });
+const MATCH_STATUSES = ["open", "active", "finished", "aborted"];
+const INVITATION_STATUSES = ["pending", "accepted", "declined"];
 
 export function Leaderboard({ game }) {
   const [games, setGames] = useState([]);
@@ -26,23 +34,31 @@ export function Leaderboard({ game }) {
     load(null);
   }, [chosen]);
   return html`<main>
-    <h1>Leaderboards</h1>
-    <nav aria-label="Games" class="tabs">${games.map((g) => html`<${Link} href=${`/leaderboards/${g.id}`} aria-current=${g.id === chosen ? "page" : undefined}>${g.name}<//>`)}</nav>
+    <h1>${t("account.leaderboard.title")}</h1>
+    <nav aria-label=${t("account.leaderboard.games")} class="tabs">${games.map(
+      (g) =>
+        html`<${Link} href=${`/leaderboards/${g.id}`} aria-current=${g.id === chosen ? "page" : undefined}>${named(g)}<//>`,
+    )}</nav>
     ${error ? html`<${ErrorNote} error=${error} />` : null}
     ${
       rows === undefined
-        ? html`<p>Loading…</p>`
+        ? html`<p>${t("account.common.loading")}</p>`
         : !rows.length
-          ? html`<p class="muted">No ranked player in ${gameName(chosen)} yet.</p>`
-          : html`<table data-board=${chosen}><thead><tr><th>#</th><th>Player</th><th>Rating</th><th>Games</th></tr></thead><tbody>
+          ? html`<p class="muted">${t("account.leaderboard.empty", { game: gameName(chosen) })}</p>`
+          : html`<table data-board=${chosen}><thead><tr><th>${t("account.leaderboard.rank")}</th><th>${t("account.leaderboard.player")}</th>
+          <th>${t("account.leaderboard.rating")}</th><th>${t("account.leaderboard.games_played")}</th></tr></thead><tbody>
           ${rows.map(
             (
               row,
-            ) => html`<tr key=${row.rank}><td>${row.rank}</td><td><${Link} href=${`/users/${row.username}`}>${row.username}<//></td>
-            <td>${row.rating}${row.provisional ? "?" : ""}</td><td>${row.games}</td></tr>`,
+            ) => html`<tr key=${row.rank}><td>${formatNumber(row.rank)}</td><td><${Link} href=${`/users/${row.username}`}>${row.username}<//></td>
+            <td>${
+              row.provisional
+                ? html`<span title=${t("account.leaderboard.provisional")}>${rating(row.rating)}?</span>`
+                : rating(row.rating)
+            }</td><td>${formatNumber(row.games)}</td></tr>`,
           )}</tbody></table>`
     }
-    ${next ? html`<button type="button" onClick=${() => load(next)}>More</button>` : null}
+    ${next ? html`<button type="button" onClick=${() => load(next)}>${t("account.leaderboard.more")}</button>` : null}
   </main>`;
 }
 
@@ -62,19 +78,26 @@ export function Invitations() {
       .catch(setError);
   const decline = (id) => post(`matches/${id}/decline`).then(load).catch(setError);
   return html`<main>
-    <h1>Invitations</h1>
+    <h1>${t("account.invitations.title")}</h1>
     ${error ? html`<${ErrorNote} error=${error} onDismiss=${() => setError(null)} />` : null}
     ${
       list === undefined
-        ? html`<p>Loading…</p>`
+        ? html`<p>${t("account.common.loading")}</p>`
         : !list.length
-          ? html`<p class="muted">No invitation waiting.</p>`
-          : html`<ul class="matches">${list.map(
-              (i) => html`<li key=${i.match.id} data-invitation=${i.match.id}>
-          ${gameName(i.match.game)}, ${i.match.players} players, from ${i.invited_by} (${when(i.created_at)}), seat ${i.seat === null || i.seat === undefined ? "any" : i.seat + 1}
-          <button type="button" onClick=${() => accept(i.match.id)}>Accept</button>
-          <button type="button" onClick=${() => decline(i.match.id)}>Decline</button></li>`,
-            )}</ul>`
+          ? html`<p class="muted">${t("account.invitations.empty")}</p>`
+          : html`<ul class="matches">${list.map((i) => {
+              const about = {
+                game: gameName(i.match.game),
+                count: i.match.players,
+                name: i.invited_by,
+                date: when(i.created_at),
+                seat: (i.seat ?? 0) + 1,
+              };
+              return html`<li key=${i.match.id} data-invitation=${i.match.id}>
+          ${i.seat === null || i.seat === undefined ? t("account.invitations.item_any_seat", about) : t("account.invitations.item", about)}
+          <button type="button" onClick=${() => accept(i.match.id)}>${t("account.invitations.accept")}</button>
+          <button type="button" onClick=${() => decline(i.match.id)}>${t("account.invitations.decline")}</button></li>`;
+            })}</ul>`
     }
   </main>`;
 }
@@ -92,36 +115,43 @@ export function JoinByCode() {
       .then(() => navigate(`/matches/${match.id}`))
       .catch(setError);
   return html`<main>
-    <h1>Invitation</h1>
+    <h1>${t("account.join.title")}</h1>
     ${error ? html`<${ErrorNote} error=${error} />` : null}
     ${
       match
-        ? html`<p>${gameName(match.game)}, created by ${match.created_by}, ${match.status}.</p>
-      <button type="button" onClick=${join}>Join this match</button>`
+        ? html`<p>${t("account.join.about", {
+            game: gameName(match.game),
+            name: match.created_by,
+            status: MATCH_STATUSES.includes(match.status) ? t(`account.match_status.${match.status}`) : match.status,
+          })}</p>
+      <button type="button" onClick=${join}>${t("account.join.submit")}</button>`
         : error
           ? null
-          : html`<p>Loading…</p>`
+          : html`<p>${t("account.common.loading")}</p>`
     }
   </main>`;
 }
 
-const fixed = (n) => (n === null || n === undefined ? "–" : Number(n).toFixed(2));
+const fixed = (n) =>
+  n === null || n === undefined ? "–" : formatNumber(Number(n), { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 
 export function PlayerStats({ stats }) {
   const games = Object.entries(stats || {});
   if (!games.length) return null;
-  return html`<section aria-labelledby="stats-h"><h2 id="stats-h">Statistics</h2>
-    <table data-stats><thead><tr><th>Game</th><th>Played</th><th>Won</th><th>Drawn</th><th>Lost</th>
-      <th>Average place</th><th>Average score</th><th>Longest streak</th></tr></thead><tbody>
+  return html`<section aria-labelledby="stats-h"><h2 id="stats-h">${t("account.stats.heading")}</h2>
+    <table data-stats><thead><tr><th>${t("account.stats.game")}</th><th>${t("account.stats.played")}</th>
+      <th>${t("account.stats.won")}</th><th>${t("account.stats.drawn")}</th><th>${t("account.stats.lost")}</th>
+      <th>${t("account.stats.average_place")}</th><th>${t("account.stats.average_score")}</th>
+      <th>${t("account.stats.longest_streak")}</th></tr></thead><tbody>
       ${games.map(
-        ([
-          game,
-          s,
-        ]) => html`<tr key=${game}><td>${gameName(game)}</td><td>${s.played}</td><td>${s.won}</td><td>${s.drawn}</td>
-        <td>${s.lost}</td><td>${fixed(s.average_placement)}</td><td>${fixed(s.average_score)}</td><td>${s.longest_streak}</td></tr>`,
+        ([game, s]) => html`<tr key=${game}><td>${gameName(game)}</td><td>${formatNumber(s.played)}</td>
+        <td>${formatNumber(s.won)}</td><td>${formatNumber(s.drawn)}</td><td>${formatNumber(s.lost)}</td>
+        <td>${fixed(s.average_placement)}</td><td>${fixed(s.average_score)}</td><td>${formatNumber(s.longest_streak)}</td></tr>`,
       )}
     </tbody></table></section>`;
 }
+
+const invitationStatus = (s) => (INVITATION_STATUSES.includes(s) ? t(`account.invite.status.${s}`) : s);
 
 // On an open match's page, for its seated players: the invitation link and inviting by username.
 export function InvitePanel({ id }) {
@@ -143,12 +173,21 @@ export function InvitePanel({ id }) {
   };
   if (!info) return error ? html`<${ErrorNote} error=${error} />` : null;
   return html`<div class="invite">
-    <p>Invitation link (it also opens a private match): <code class="invite-link">${location.origin}/join#${info.invite_code}</code></p>
-    ${info.invitations.length ? html`<ul>${info.invitations.map((i) => html`<li key=${i.username}>${i.username}: ${i.status}${i.seat !== null ? `, seat ${i.seat + 1}` : ""}</li>`)}</ul>` : null}
-    <form aria-label="Invite a player" onSubmit=${invite}>
-      <label for="invite-name">Invite by username</label>
+    <p>${withParts(t("account.invite.link"), {
+      link: html`<code class="invite-link">${location.origin}/join#${info.invite_code}</code>`,
+    })}</p>
+    ${
+      info.invitations.length
+        ? html`<ul>${info.invitations.map((i) => {
+            const about = { name: i.username, status: invitationStatus(i.status), seat: (i.seat ?? 0) + 1 };
+            return html`<li key=${i.username}>${i.seat !== null ? t("account.invite.entry_seat", about) : t("account.invite.entry", about)}</li>`;
+          })}</ul>`
+        : null
+    }
+    <form aria-label=${t("account.invite.form")} onSubmit=${invite}>
+      <label for="invite-name">${t("account.invite.by_username")}</label>
       <input id="invite-name" value=${name} onInput=${(e) => setName(e.target.value)} autocomplete="off" required />
-      <button type="submit">Invite</button>
+      <button type="submit">${t("account.invite.submit")}</button>
     </form>
     <${ErrorNote} error=${error} onDismiss=${() => setError(null)} />
   </div>`;

@@ -3,14 +3,42 @@
 // match this is your own past view; once it is over, the server also shows any seat's.
 import { get } from "./api.js";
 import { GAMES, describeRecord, resultWords } from "./match.js";
+import { formatNumber, gameHas, gameT, t } from "./i18n.js";
 import { ErrorNote, Link, gameName, html, seatName, useEffect, useRef, useState } from "./ui.js";
 
 const STEP_MS = 900;
+const RECORD_TYPES = [
+  "created",
+  "seat_taken",
+  "seat_left",
+  "bot_added",
+  "started",
+  "timeout",
+  "expired",
+  "resigned",
+  "bot_took_over",
+  "aborted",
+  "paused",
+  "resumed",
+  "seat_returned",
+  "undone",
+  "drawn",
+  "conceded",
+  "cancelled",
+  "time_granted",
+  "adjudicated",
+];
 const words = (code) => code.replaceAll("_", " ");
+// A record's type in a few words; an effect's kind in its game's (`effect.<kind>`), else its code.
+const typeWords = (type) => (RECORD_TYPES.includes(type) ? t(`ui.timeline.${type}`) : words(type));
+const kindWords = (game, kind) => (gameHas(game, `effect.${kind}`) ? gameT(game)(`effect.${kind}`) : words(kind));
 // A timeline line in the players' names: "ann: played, drew" ("move" itself says nothing).
-const entryWords = (e, names) => {
-  const what = [e.type === "move" ? "" : words(e.type), ...e.effects.map(words)].filter(Boolean).join(", ");
-  return e.seat === null || e.seat === undefined ? what : `${names(e.seat)}: ${what || "moved"}`;
+const entryWords = (e, names, game) => {
+  const parts = [e.type === "move" ? "" : typeWords(e.type), ...e.effects.map((k) => kindWords(game, k))];
+  const what = parts.filter(Boolean).join(", ");
+  return e.seat === null || e.seat === undefined
+    ? what
+    : t("ui.replay.entry", { name: names(e.seat), what: what || t("ui.replay.moved") });
 };
 
 async function wholeTimeline(id) {
@@ -81,43 +109,45 @@ export function ReplayPage({ id, at: start }) {
     return () => clearTimeout(t);
   }, [playing, at, last]);
 
-  if (error) return html`<main><h1>Replay</h1><${ErrorNote} error=${error} /></main>`;
-  if (!summary || !line) return html`<main><p>Loading…</p></main>`;
-  if (!last) return html`<main><h1>Replay</h1><p>Nothing to replay yet.</p></main>`;
+  if (error) return html`<main><h1>${t("ui.replay.title")}</h1><${ErrorNote} error=${error} /></main>`;
+  if (!summary || !line) return html`<main><p>${t("ui.common.loading")}</p></main>`;
+  if (!last) return html`<main><h1>${t("ui.replay.title")}</h1><p>${t("ui.replay.nothing")}</p></main>`;
   const game = GAMES[summary.game] || { Board: () => null, describeEffect: () => null };
-  const names = (seat) => (seat === null || seat === undefined ? "Someone" : seatName(summary, seat));
+  const names = (seat) => (seat === null || seat === undefined ? t("ui.match.someone") : seatName(summary, seat));
   const lines = shown?.record ? describeRecord(shown.record, game, names) : [];
   const noop = () => {};
   return html`<main class=${`match replay game-${summary.game}`} data-replay data-at=${shown?.at ?? ""}>
     <header class="match-head">
-      <h1>${gameName(summary.game)}: replay</h1>
-      <p><${Link} href=${`/matches/${id}`}>Back to the match<//> · ${
-        shown?.you === null || shown?.you === undefined ? "the public view" : `as ${names(shown.you)} saw it`
+      <h1>${t("ui.replay.heading", { game: gameName(summary.game) })}</h1>
+      <p><${Link} href=${`/matches/${id}`}>${t("ui.replay.back")}<//> · ${
+        shown?.you === null || shown?.you === undefined
+          ? t("ui.replay.public_view")
+          : t("ui.replay.as_seen", { name: names(shown.you) })
       }</p>
     </header>
-    <div class="replay-controls" role="group" aria-label="Replay">
-      <button type="button" data-step="-1" onClick=${() => step(-1)} disabled=${at <= 1} aria-label="Previous record">←</button>
-      <button type="button" data-play onClick=${() => setPlaying(!playing)}>${playing ? "Pause" : "Play"}</button>
-      <button type="button" data-step="1" onClick=${() => step(+1)} disabled=${at >= last} aria-label="Next record">→</button>
-      <label>Record <input type="range" min="1" max=${last} value=${at} data-scrubber
-        onInput=${(e) => setAt(Number(e.target.value))} aria-valuetext=${`record ${at} of ${last}`} /></label>
-      <output>${at} / ${last}</output>
+    <div class="replay-controls" role="group" aria-label=${t("ui.replay.title")}>
+      <button type="button" data-step="-1" onClick=${() => step(-1)} disabled=${at <= 1} aria-label=${t("ui.replay.previous")}>←</button>
+      <button type="button" data-play onClick=${() => setPlaying(!playing)}>${playing ? t("ui.replay.pause") : t("ui.replay.play")}</button>
+      <button type="button" data-step="1" onClick=${() => step(+1)} disabled=${at >= last} aria-label=${t("ui.replay.next")}>→</button>
+      <label>${t("ui.replay.record")} <input type="range" min="1" max=${last} value=${at} data-scrubber
+        onInput=${(e) => setAt(Number(e.target.value))} aria-valuetext=${t("ui.replay.position", { at, last })} /></label>
+      <output>${formatNumber(at)} / ${formatNumber(last)}</output>
     </div>
-    <p class="record-now" aria-live="polite">${lines.length ? lines.join(" ") : line[at - 1]?.text}</p>
-    ${shown?.result && html`<p class="result">${resultWords(shown.result, names)}</p>`}
+    <p class="record-now" aria-live="polite">${lines.length ? lines.join(" ") : line[at - 1] && entryWords(line[at - 1], names, summary.game)}</p>
+    ${shown?.result && html`<p class="result">${resultWords(shown.result, names, summary.game)}</p>`}
     <div class="table">
-      <section class="board" aria-label="Board" tabindex="0">
+      <section class="board" aria-label=${t("ui.match.board")} tabindex="0">
         ${
           shown?.view &&
           html`<${game.Board} view=${shown.view} state=${shown} summary=${summary} names=${names} moves=${[]}
           selected=${null} onSelect=${noop} onMove=${noop} busy=${true} />`
         }
       </section>
-      <aside class="panel" aria-label="Timeline">
-        <h2>Timeline</h2>
+      <aside class="panel" aria-label=${t("ui.replay.timeline")}>
+        <h2>${t("ui.replay.timeline")}</h2>
         <ol class="timeline">${line.slice(Math.max(0, at - 6), at + 5).map(
           (e) => html`<li key=${e.seq}
-          class=${e.seq === at ? "now" : ""}><button type="button" class="link" onClick=${() => setAt(e.seq)}>${e.seq}. ${entryWords(e, names)}</button></li>`,
+          class=${e.seq === at ? "now" : ""}><button type="button" class="link" onClick=${() => setAt(e.seq)}>${formatNumber(e.seq)}. ${entryWords(e, names, summary.game)}</button></li>`,
         )}</ol>
       </aside>
     </div>

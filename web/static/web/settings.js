@@ -1,41 +1,45 @@
-// Settings (issue 28): notices on this device (Web Push, through the service worker sw.js), which
-// channel carries each kind of notice, quiet hours in one's time zone, and the e-mail digest; then
-// the account (account.js): e-mail, away, password, tokens, blocks, deleting it.
+// Settings (issue 28): the account's language (issue 33), notices on this device (Web Push, through
+// the service worker sw.js), which channel carries each kind of notice, quiet hours in one's time
+// zone, and the e-mail digest; then the account (account.js): e-mail, away, password, tokens,
+// blocks, deleting it.
 import { del, get, patch, post } from "./api.js";
 import { AccountPanels } from "./account.js";
+import { LANGUAGES, LANGUAGE_NAMES, formatDate, lang, setLanguage, t } from "./i18n.js";
 import { ErrorNote, html, useEffect, useRef, useState, when } from "./ui.js";
 
-const CHANNELS = [
-  ["stream", "Live"],
-  ["webhook", "Webhooks"],
-  ["email", "E-mail"],
-  ["push", "Push"],
+// Codes the API knows; their words are the catalogue's (account.channel.*, account.digest.*).
+const CHANNELS = ["stream", "webhook", "email", "push"];
+const DIGESTS = ["immediate", "hourly", "every_6_hours", "daily", "off"];
+// The inbox entry types that have words; a type added later shows its code until it has some.
+const NOTICES = [
+  "your_turn",
+  "match_started",
+  "match_finished",
+  "clock_low",
+  "timed_out",
+  "bot_took_over",
+  "invited",
+  "chat",
+  "nudged",
+  "followed",
+  "proposal",
+  "proposal_result",
+  "away_started",
+  "away_ended",
+  "opponent_away",
+  "opponent_back",
+  "webhook_disabled",
+  "tournament_started",
+  "tournament_paired",
+  "tournament_finished",
 ];
-const DIGESTS = [
-  ["immediate", "as things happen"],
-  ["hourly", "at most hourly"],
-  ["every_6_hours", "at most every 6 hours"],
-  ["daily", "once a day"],
-  ["off", "never"],
-];
-const WORDS = {
-  your_turn: "Your turn",
-  match_started: "A match started",
-  match_finished: "A match ended",
-  clock_low: "Your clock runs low",
-  timed_out: "Your clock ran out",
-  bot_took_over: "A bot took your seat",
-  invited: "Invitations",
-  chat: "Chat messages",
-  nudged: "Nudges",
-  followed: "New followers",
-  proposal: "Proposals to you",
-  proposal_result: "Proposals decided",
-  away_started: "Your absence began",
-  away_ended: "Your absence ended",
-  opponent_away: "An opponent went away",
-  opponent_back: "An opponent came back",
-  webhook_disabled: "A webhook was turned off",
+const notice = (type) => (NOTICES.includes(type) ? t(`account.notice.${type}`) : type);
+const channel = (c) => t(`account.channel.${c}`);
+
+/** "22:00" as the language writes a time of day ("10:00 PM", "22:00"). */
+const clock = (hhmm) => {
+  const [h, m] = String(hhmm).split(":").map(Number);
+  return formatDate(new Date(2000, 0, 1, h, m || 0), { hour: "numeric", minute: "2-digit" });
 };
 
 const b64 = (text) =>
@@ -63,7 +67,7 @@ function PushPanel() {
     try {
       const permission = await Notification.requestPermission();
       if (permission !== "granted") {
-        setNote("Notices are blocked for this site in your browser's settings.");
+        setNote(t("account.push.blocked"));
         return;
       }
       const registration = await navigator.serviceWorker.register("/sw.js", { scope: "/" });
@@ -74,9 +78,9 @@ function PushPanel() {
       await post("me/push-subscriptions", {
         endpoint: json.endpoint,
         keys: json.keys,
-        label: navigator.platform || "this browser",
+        label: navigator.platform || t("account.push.this_browser"),
       });
-      setNote("Notices are on for this device.");
+      setNote(t("account.push.enabled"));
       load();
     } catch (e) {
       setError(e);
@@ -84,22 +88,50 @@ function PushPanel() {
   };
   const remove = (s) => del(`me/push-subscriptions/${s.id}`).then(load).catch(setError);
   return html`<section aria-labelledby="push-h">
-    <h2 id="push-h">Notices on this device</h2>
+    <h2 id="push-h">${t("account.push.heading")}</h2>
     ${
       supported
-        ? html`<p><button type="button" data-push-enable onClick=${enable}>Turn on notices on this device</button>
-          <span class="muted"> A notice says only that something happened (never a card), and opens the match.</span></p>`
-        : html`<p class="muted">This browser has no Web Push. On an iPhone, add Tabula to the Home Screen first.</p>`
+        ? html`<p><button type="button" data-push-enable onClick=${enable}>${t("account.push.enable")}</button>
+          <span class="muted"> ${t("account.push.explain")}</span></p>`
+        : html`<p class="muted">${t("account.push.unsupported")}</p>`
     }
     ${note && html`<p role="status">${note}</p>`}
     <${ErrorNote} error=${error} onDismiss=${() => setError(null)} />
     ${
       subs.length > 0 &&
       html`<ul>${subs.map(
-        (s) => html`<li key=${s.id}>${s.label || "A browser"} · since ${when(s.created_at)}
-      <button type="button" class="link" onClick=${() => remove(s)}>Remove</button></li>`,
+        (
+          s,
+        ) => html`<li key=${s.id}>${t("account.push.since", { label: s.label || t("account.push.a_browser"), date: when(s.created_at) })}
+      <button type="button" class="link" onClick=${() => remove(s)}>${t("account.push.remove")}</button></li>`,
       )}</ul>`
     }
+  </section>`;
+}
+
+// The account's language: the pages, the e-mails, the pushes and the API's problem documents speak
+// it. The account is told first, then the page reloads in it (every module renders anew).
+function LanguagePanel({ me }) {
+  const [error, setError] = useState(null);
+  const [busy, setBusy] = useState(false);
+  const chosen = LANGUAGES.includes(me.language) ? me.language : lang();
+  const choose = (e) => {
+    const code = e.target.value;
+    setError(null);
+    setBusy(true);
+    patch("me", { language: code })
+      .then(() => setLanguage(code))
+      .catch((err) => {
+        setError(err);
+        setBusy(false);
+      });
+  };
+  return html`<section aria-labelledby="language-h">
+    <h2 id="language-h">${t("account.language.heading")}</h2>
+    <p class="muted">${t("account.language.explain")}</p>
+    <label>${t("account.language.label")} <select name="language" data-account-language value=${chosen} disabled=${busy}
+      onChange=${choose}>${LANGUAGES.map((code) => html`<option key=${code} value=${code} lang=${code}>${LANGUAGE_NAMES[code]}</option>`)}</select></label>
+    <${ErrorNote} error=${error} onDismiss=${() => setError(null)} />
   </section>`;
 }
 
@@ -120,7 +152,9 @@ export function SettingsPage() {
     load();
   }, []);
   if (!me)
-    return html`<main><h1>Settings</h1>${error ? html`<${ErrorNote} error=${error} />` : html`<p>Loading…</p>`}</main>`;
+    return html`<main><h1>${t("account.settings.title")}</h1>${
+      error ? html`<${ErrorNote} error=${error} />` : html`<p>${t("account.common.loading")}</p>`
+    }</main>`;
   const prefs = me.preferences || {};
   // Saves go one after another, each on top of what the previous one stored: two quick changes
   // (a box ticked, then quiet hours) never overwrite each other.
@@ -137,61 +171,62 @@ export function SettingsPage() {
     );
     return pending.current;
   };
-  const toggle = (type, channel, on) => {
+  const toggle = (type, c, on) => {
     const current = me.channels[type];
-    const picked = on ? [...new Set([...current, channel])] : current.filter((c) => c !== channel);
-    const next = CHANNELS.map(([c]) => c).filter((c) => picked.includes(c));
+    const picked = on ? [...new Set([...current, c])] : current.filter((x) => x !== c);
+    const next = CHANNELS.filter((x) => picked.includes(x));
     setMe({ ...me, channels: { ...me.channels, [type]: next } }); // the box shows the click at once; the answer confirms it
     save({ channels: { ...(latest.current.channels || {}), [type]: next } });
   };
   const quiet = prefs.quiet_hours || null;
   const tz = prefs.timezone || Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
   return html`<main class="settings">
-    <h1>Settings</h1>
+    <h1>${t("account.settings.title")}</h1>
     <${ErrorNote} error=${error} onDismiss=${() => setError(null)} />
-    ${saved && html`<p role="status" class="muted">Saved.</p>`}
+    ${saved && html`<p role="status" class="muted">${t("account.settings.saved")}</p>`}
+    <${LanguagePanel} me=${me} />
     <${PushPanel} />
     <section aria-labelledby="channels-h">
-      <h2 id="channels-h">Which notices go where</h2>
-      <table class="channels"><thead><tr><th>Notice</th>${CHANNELS.map(([, label]) => html`<th>${label}</th>`)}</tr></thead><tbody>
+      <h2 id="channels-h">${t("account.channels.heading")}</h2>
+      <table class="channels"><thead><tr><th>${t("account.channels.notice")}</th>${CHANNELS.map((c) => html`<th>${channel(c)}</th>`)}</tr></thead><tbody>
         ${Object.keys(me.channels).map(
-          (type) => html`<tr key=${type}><th scope="row">${WORDS[type] || type}</th>
+          (type) => html`<tr key=${type}><th scope="row">${notice(type)}</th>
           ${CHANNELS.map(
-            ([
-              c,
-              label,
-            ]) => html`<td><input type="checkbox" data-channel=${`${type}:${c}`} aria-label=${`${WORDS[type] || type}: ${label}`}
+            (c) => html`<td><input type="checkbox" data-channel=${`${type}:${c}`}
+            aria-label=${t("account.channels.box", { notice: notice(type), channel: channel(c) })}
             checked=${me.channels[type].includes(c)} onChange=${(e) => toggle(type, c, e.target.checked)} /></td>`,
           )}</tr>`,
         )}
       </tbody></table>
     </section>
     <section aria-labelledby="quiet-h">
-      <h2 id="quiet-h">Quiet hours</h2>
-      <p class="muted">No e-mail and no push in these hours (a clock running low still comes through); the inbox and live pages go on.</p>
-      <label>Time zone <select name="timezone" value=${tz} onChange=${(e) => save({ timezone: e.target.value })}>
+      <h2 id="quiet-h">${t("account.quiet.heading")}</h2>
+      <p class="muted">${t("account.quiet.explain")}</p>
+      <label>${t("account.quiet.timezone")} <select name="timezone" value=${tz} onChange=${(e) => save({ timezone: e.target.value })}>
         ${zones(tz).map((z) => html`<option key=${z} value=${z}>${z}</option>`)}</select></label>
       <form onSubmit=${(e) => {
         e.preventDefault();
         const f = new FormData(e.target);
         save({ timezone: tz, quiet_hours: { start: f.get("start"), end: f.get("end") } });
       }}>
-        <label>From <input type="time" name="start" defaultValue=${quiet?.start || "22:00"} /></label>
-        <label> to <input type="time" name="end" defaultValue=${quiet?.end || "07:30"} /></label>
-        <button type="submit">Set quiet hours</button>
-        ${quiet && html` <button type="button" class="link" onClick=${() => save({ quiet_hours: null })}>No quiet hours</button>`}
+        <label>${t("account.quiet.from")} <input type="time" name="start" defaultValue=${quiet?.start || "22:00"} /></label>
+        <label> ${t("account.quiet.to")} <input type="time" name="end" defaultValue=${quiet?.end || "07:30"} /></label>
+        <button type="submit">${t("account.quiet.set")}</button>
+        ${quiet && html` <button type="button" class="link" onClick=${() => save({ quiet_hours: null })}>${t("account.quiet.none")}</button>`}
       </form>
-      ${quiet && html`<p data-quiet>Quiet from ${quiet.start} to ${quiet.end} (${tz}).</p>`}
+      ${quiet && html`<p data-quiet>${t("account.quiet.summary", { start: clock(quiet.start), end: clock(quiet.end), zone: tz })}</p>`}
     </section>
     <section aria-labelledby="digest-h">
-      <h2 id="digest-h">E-mail digest</h2>
-      ${me.email ? "" : html`<p class="muted">Add an e-mail address to your account to get one.</p>`}
-      <label>Send it <select name="email_digest" value=${prefs.email_digest || "every_6_hours"} onChange=${(e) => save({ email_digest: e.target.value })}>
-        ${DIGESTS.map(([v, label]) => html`<option key=${v} value=${v}>${label}</option>`)}</select></label>
+      <h2 id="digest-h">${t("account.digest.heading")}</h2>
+      ${me.email ? "" : html`<p class="muted">${t("account.digest.no_email")}</p>`}
+      <label>${t("account.digest.send")} <select name="email_digest" value=${prefs.email_digest || "every_6_hours"} onChange=${(e) => save({ email_digest: e.target.value })}>
+        ${DIGESTS.map((v) => html`<option key=${v} value=${v}>${t(`account.digest.option.${v}`)}</option>`)}</select></label>
       ${
         prefs.email_digest === "daily" &&
-        html`<label> at <select name="email_digest_hour" value=${prefs.email_digest_hour ?? 8}
-        onChange=${(e) => save({ email_digest_hour: Number(e.target.value) })}>${[...Array(24).keys()].map((h) => html`<option key=${h} value=${h}>${String(h).padStart(2, "0")}:00</option>`)}</select></label>`
+        html`<label> ${t("account.digest.at")} <select name="email_digest_hour" value=${prefs.email_digest_hour ?? 8}
+        onChange=${(e) => save({ email_digest_hour: Number(e.target.value) })}>${[...Array(24).keys()].map(
+          (h) => html`<option key=${h} value=${h}>${clock(`${h}:00`)}</option>`,
+        )}</select></label>`
       }
     </section>
     <${AccountPanels} me=${me} onSaved=${(m) => {

@@ -1,5 +1,31 @@
 // Tabula's service worker (issue 28): shows a Web Push notice and opens its match when clicked.
-// A push carries no game content ({type, match, n, title}): the page shows what happened.
+// A push carries no game content ({type, match, n, title}): the page shows what happened. Its
+// title speaks the recipient's stored language (the server's); the line under it is the client's,
+// in the push's `lang` when it says one, else the browser's, from the interface's catalogue.
+const LANGUAGES = ["en", "pl", "es"];
+
+function languageOf(data) {
+  const tags = [data.lang, ...(self.navigator.languages || [self.navigator.language])];
+  for (const tag of tags) {
+    const base = String(tag || "")
+      .toLowerCase()
+      .split("-")[0];
+    if (LANGUAGES.includes(base)) return base;
+  }
+  return "en";
+}
+
+async function bodyFor(data) {
+  try {
+    const response = await fetch(`/static/web/locales/ui.${languageOf(data)}.json`);
+    const messages = await response.json();
+    const t = (key) => messages[key] || "Open Tabula to see it.";
+    return t("ui.push.body");
+  } catch (e) {
+    return "Open Tabula to see it."; // offline: the notice still shows
+  }
+}
+
 self.addEventListener("push", (event) => {
   let data = {};
   try {
@@ -9,12 +35,14 @@ self.addEventListener("push", (event) => {
   }
   const url = data.match ? `/matches/${data.match}` : "/";
   event.waitUntil(
-    self.registration.showNotification(data.title || "Tabula", {
-      body: "Open Tabula to see it.",
-      tag: data.match || data.type || "tabula", // a newer notice about a match replaces the older one
-      renotify: true,
-      data: { url },
-    }),
+    bodyFor(data).then((body) =>
+      self.registration.showNotification(data.title || "Tabula", {
+        body,
+        tag: data.match || data.type || "tabula", // a newer notice about a match replaces the older one
+        renotify: true,
+        data: { url },
+      }),
+    ),
   );
 });
 

@@ -3,9 +3,8 @@
 // arrive as `chat` events on the match stream (live.js dispatches "tabula:chat"); the panel also
 // looks every 15 s, for a page whose stream is down.
 import { get, post, put } from "./api.js";
+import { formatDate, formatNumber, t } from "./i18n.js";
 import { ErrorNote, html, useEffect, useRef, useState, when } from "./ui.js";
-
-const LABELS = { table: "Table", spectators: "Spectators", sealed: "Sealed notes" };
 
 // The channels this reader may open: the players talk at the table and seal notes; those who watch
 // talk among themselves; after the end, everything is open to everyone.
@@ -91,17 +90,17 @@ export function ChatPanel({ id, state, me, names }) {
     }
   };
   const report = (m) => {
-    const reason = window.prompt("Why report this message?");
+    const reason = window.prompt(t("ui.chat.report_prompt"));
     if (reason)
       post(`matches/${id}/chat/${m.channel}/${m.seq}/report`, { reason })
-        .then(() => setError(new Error("Reported: staff will look at it.")))
+        .then(() => setError(new Error(t("ui.chat.reported"))))
         .catch(setError);
   };
   const mayWrite = !(channel === "sealed" && ended) && !(channel === "table" && !seated && !ended);
 
   return html`<section class="chat" aria-labelledby="chat-h">
     <h2 id="chat-h"><button type="button" class="link" aria-expanded=${open} data-chat-toggle onClick=${() => setOpen(!open)}>
-      Chat${total ? html` <span class="badge" data-unread=${total} aria-label=${`${total} unread`}>${total}</span>` : ""}</button></h2>
+      ${t("ui.chat.title")}${total ? html` <span class="badge" data-unread=${total} aria-label=${t("ui.chat.unread", { count: total })}>${formatNumber(total)}</span>` : ""}</button></h2>
     ${
       open &&
       html`<div>
@@ -109,18 +108,18 @@ export function ChatPanel({ id, state, me, names }) {
         channels.length > 1 &&
         html`<div role="tablist" class="tabs">${channels.map(
           (ch) => html`<button type="button" role="tab" key=${ch}
-        aria-selected=${ch === channel} onClick=${() => setChannel(ch)}>${LABELS[ch]}${unread(ch) ? ` (${unread(ch)})` : ""}</button>`,
+        aria-selected=${ch === channel} onClick=${() => setChannel(ch)}>${t(`ui.chat.channel.${ch}`)}${unread(ch) ? ` (${formatNumber(unread(ch))})` : ""}</button>`,
         )}</div>`
       }
-      ${channel === "sealed" && !ended && html`<p class="muted">Sealed notes are yours alone until the match ends; then everyone reads them.</p>`}
-      <ol class="messages" aria-live="polite" tabindex="0" aria-label="Chat history" data-channel=${channel}>
-        ${list.length === 0 && html`<li class="muted">No message yet.</li>`}
+      ${channel === "sealed" && !ended && html`<p class="muted">${t("ui.chat.sealed_hint")}</p>`}
+      <ol class="messages" aria-live="polite" tabindex="0" aria-label=${t("ui.chat.history")} data-channel=${channel}>
+        ${list.length === 0 && html`<li class="muted">${t("ui.chat.empty")}</li>`}
         ${list.map(
           (m) => html`<li key=${m.seq} data-seq=${m.seq}>
-          <strong>${m.author}</strong>${m.seat !== null && names(m.seat) !== m.author ? html` <span class="muted">(${names(m.seat)})</span>` : ""}${m.to !== null ? html` <span class="muted">to ${names(m.to)}</span>` : ""}:${" "}
-          ${m.hidden ? html`<em class="muted">hidden by a moderator</em>` : m.text}
-          <span class="muted" title=${when(m.at)}> · ${new Date(m.at).toLocaleTimeString()}</span>
-          ${m.author !== me && !m.hidden && html` <button type="button" class="link" onClick=${() => report(m)}>Report</button>`}
+          <strong>${m.author}</strong>${m.seat !== null && names(m.seat) !== m.author ? html` <span class="muted">(${names(m.seat)})</span>` : ""}${m.to !== null ? html` <span class="muted">${t("ui.chat.to", { name: names(m.to) })}</span>` : ""}:${" "}
+          ${m.hidden ? html`<em class="muted">${t("ui.chat.hidden")}</em>` : m.text}
+          <span class="muted" title=${when(m.at)}> · ${formatDate(m.at, { timeStyle: "medium" })}</span>
+          ${m.author !== me && !m.hidden && html` <button type="button" class="link" onClick=${() => report(m)}>${t("ui.chat.report")}</button>`}
         </li>`,
         )}
       </ol>
@@ -128,8 +127,8 @@ export function ChatPanel({ id, state, me, names }) {
       ${
         mayWrite &&
         html`<form onSubmit=${send} class="say">
-        <label>Message <input name="chat" maxlength="1000" value=${text} onInput=${(e) => setText(e.target.value)} /></label>
-        <button type="submit" disabled=${busy || !text.trim()}>Send</button>
+        <label>${t("ui.chat.message")} <input name="chat" maxlength="1000" value=${text} onInput=${(e) => setText(e.target.value)} /></label>
+        <button type="submit" disabled=${busy || !text.trim()}>${t("ui.chat.send")}</button>
       </form>`
       }
     </div>`
@@ -159,11 +158,11 @@ export function NotesPanel({ id }) {
       .catch(setError);
   };
   return html`<section class="notes" aria-labelledby="notes-h">
-    <h2 id="notes-h">My notes</h2>
+    <h2 id="notes-h">${t("ui.notes.title")}</h2>
     <form onSubmit=${save}>
-      <textarea name="notes" rows="4" maxlength="10000" aria-label="My private notes on this match" disabled=${!loaded}
+      <textarea name="notes" rows="4" maxlength="10000" aria-label=${t("ui.notes.label")} disabled=${!loaded}
         value=${text} onInput=${(e) => setText(e.target.value)}></textarea>
-      <p><button type="submit" disabled=${!loaded}>Save notes</button> <span class="muted">Only you see these.${saved && saved !== "cleared" ? ` Saved ${when(saved)}.` : ""}</span></p>
+      <p><button type="submit" disabled=${!loaded}>${t("ui.notes.save")}</button> <span class="muted">${t("ui.notes.private")}${saved && saved !== "cleared" ? ` ${t("ui.notes.saved", { when: when(saved) })}` : ""}</span></p>
     </form>
     <${ErrorNote} error=${error} onDismiss=${() => setError(null)} />
   </section>`;
@@ -191,16 +190,16 @@ export function NudgeButtons({ id, state, summary, names }) {
   if (!targets.length) return null;
   const nudge = (seat) =>
     post(`matches/${id}/nudges`, { seat })
-      .then(() => setNote(`${names(seat)} has been reminded.`))
+      .then(() => setNote(t("ui.nudge.done", { name: names(seat) })))
       .catch((e) =>
         setNote(
           e.code === "nudge_too_soon"
-            ? `Too soon: you may nudge ${names(seat)} in ${Math.ceil(e.problem.retry_after / 3600)} h.`
+            ? t("ui.nudge.too_soon", { name: names(seat), count: Math.ceil(e.problem.retry_after / 3600) })
             : e.message,
         ),
       );
   return html`<p class="nudges">${targets.map(
     (s) => html`<button type="button" key=${s.index} data-nudge=${s.index}
-    onClick=${() => nudge(s.index)}>Nudge ${names(s.index)}</button> `,
+    onClick=${() => nudge(s.index)}>${t("ui.nudge.button", { name: names(s.index) })}</button> `,
   )}${note && html`<span role="status">${note}</span>`}</p>`;
 }

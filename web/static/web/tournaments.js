@@ -1,35 +1,48 @@
 // Tournaments (issue 29): the list with a create form, and a page per tournament with its standings,
 // its rounds (tables, seats, match links) and your next match. Join and withdraw from either.
 import { get, post, results } from "./api.js";
-import { ErrorNote, Link, gameName, html, navigate, useEffect, useState, when } from "./ui.js";
+import { formatList, formatNumber, t } from "./i18n.js";
+import { ErrorNote, GAME_NAMES, Link, gameName, html, navigate, useEffect, useState, when, withParts } from "./ui.js";
 
-const FORMATS = { round_robin: "Round robin", swiss: "Swiss", elimination: "Single elimination" };
-const STATUS = { open: "taking entries", running: "running", finished: "finished", cancelled: "cancelled" };
+// Codes the API knows; their words are the catalogue's.
+const FORMATS = ["round_robin", "swiss", "elimination"];
+const STATUSES = ["open", "running", "finished", "cancelled"];
+const formatName = (f) => (FORMATS.includes(f) ? t(`account.tournament.format.${f}`) : f);
+const statusName = (s) => (STATUSES.includes(s) ? t(`account.tournament.status.${s}`) : s);
+const named = (g) => (g.id in GAME_NAMES ? gameName(g.id) : g.name);
+const points = (n) => formatNumber(n, { maximumFractionDigits: 2 });
 
-function JoinButton({ t, me, onDone, onError }) {
+/** "Swiss, tables of 2 · 3/8 players": a tournament's shape, in the list and on its page. */
+const shape = (tour) => [
+  t("account.tournament.tables", { format: formatName(tour.format), count: tour.table_size }),
+  t("account.tournament.players", { players: tour.players, count: tour.max_players }),
+];
+
+function JoinButton({ tour, me, onDone, onError }) {
   const [busy, setBusy] = useState(false);
   if (!me) return null;
   const act = (what) => {
     setBusy(true);
-    post(`tournaments/${t.id}/${what}`)
+    post(`tournaments/${tour.id}/${what}`)
       .then(onDone)
       .catch(onError)
       .finally(() => setBusy(false));
   };
-  if (t.entered && (t.status === "open" || t.status === "running")) {
-    return html`<button type="button" data-withdraw disabled=${busy} onClick=${() => act("withdraw")}>Withdraw</button>`;
+  if (tour.entered && (tour.status === "open" || tour.status === "running")) {
+    return html`<button type="button" data-withdraw disabled=${busy} onClick=${() => act("withdraw")}>${t("account.tournament.withdraw")}</button>`;
   }
-  if (t.status === "open" && !t.entered && t.players < t.max_players) {
-    return html`<button type="button" data-join disabled=${busy} onClick=${() => act("join")}>Join</button>`;
+  if (tour.status === "open" && !tour.entered && tour.players < tour.max_players) {
+    return html`<button type="button" data-join disabled=${busy} onClick=${() => act("join")}>${t("account.tournament.join")}</button>`;
   }
   return null;
 }
 
-function Row({ t, me, reload, setError }) {
-  return html`<li data-tournament=${t.id}>
-    <${Link} href=${`/tournaments/${t.id}`}>${t.name}<//> · ${gameName(t.game)} · ${FORMATS[t.format]}, tables of ${t.table_size}
-    · ${t.players}/${t.max_players} players · ${STATUS[t.status]}${t.private ? " · private" : ""}
-    ${" "}<${JoinButton} t=${t} me=${me} onDone=${reload} onError=${setError} />
+function Row({ tour, me, reload, setError }) {
+  const parts = [gameName(tour.game), ...shape(tour), statusName(tour.status)];
+  if (tour.private) parts.push(t("account.tournament.private"));
+  return html`<li data-tournament=${tour.id}>
+    <${Link} href=${`/tournaments/${tour.id}`}>${tour.name}<//> · ${parts.join(" · ")}
+    ${" "}<${JoinButton} tour=${tour} me=${me} onDone=${reload} onError=${setError} />
   </li>`;
 }
 
@@ -64,9 +77,9 @@ function CreateTournament({ games, onCreated }) {
     if (format === "swiss") body.rounds = rounds;
     if (entry === "invite") body.invite = invite.split(/[\s,]+/).filter(Boolean);
     try {
-      const t = await post("tournaments", body);
-      onCreated?.(t);
-      navigate(`/tournaments/${t.id}`);
+      const made = await post("tournaments", body);
+      onCreated?.(made);
+      navigate(`/tournaments/${made.id}`);
     } catch (err) {
       setError(err);
     } finally {
@@ -74,42 +87,42 @@ function CreateTournament({ games, onCreated }) {
     }
   };
   return html`<form class="create stack" onSubmit=${submit} aria-labelledby="new-t-h">
-    <h2 id="new-t-h">Create a tournament</h2>
-    <div><label for="t-name">Name</label>
+    <h2 id="new-t-h">${t("account.create.heading")}</h2>
+    <div><label for="t-name">${t("account.create.name")}</label>
       <input id="t-name" name="name" required maxlength="100" value=${name} onInput=${(e) => setName(e.target.value)} /></div>
-    <div><label for="t-game">Game</label>
+    <div><label for="t-game">${t("account.create.game")}</label>
       <select id="t-game" value=${game} onChange=${(e) => setGame(e.target.value)}>
-        ${games.map((g) => html`<option value=${g.id}>${g.name}</option>`)}
+        ${games.map((g) => html`<option value=${g.id}>${named(g)}</option>`)}
       </select></div>
-    <div><label for="t-format">Format</label>
+    <div><label for="t-format">${t("account.create.format")}</label>
       <select id="t-format" value=${format} onChange=${(e) => setFormat(e.target.value)}>
-        ${Object.entries(FORMATS).map(([k, v]) => html`<option value=${k}>${v}</option>`)}
+        ${FORMATS.map((f) => html`<option value=${f}>${formatName(f)}</option>`)}
       </select></div>
-    <div><label for="t-size">Players per table</label>
+    <div><label for="t-size">${t("account.create.table_size")}</label>
       <input id="t-size" type="number" min=${spec.min_players} max=${format === "elimination" ? 2 : spec.max_players}
         value=${tableSize} disabled=${format === "elimination"} onInput=${(e) => setSize(Number(e.target.value))} /></div>
-    <div><label for="t-max">Most players</label>
+    <div><label for="t-max">${t("account.create.max_players")}</label>
       <input id="t-max" type="number" min=${tableSize} max="256" value=${max} onInput=${(e) => setMax(Number(e.target.value))} />
-      <small class="muted">It starts when full.</small></div>
+      <small class="muted">${t("account.create.max_players_hint")}</small></div>
     ${
       format === "swiss" &&
-      html`<div><label for="t-rounds">Rounds</label>
+      html`<div><label for="t-rounds">${t("account.create.rounds")}</label>
       <input id="t-rounds" type="number" min="1" max="50" value=${rounds} onInput=${(e) => setRounds(Number(e.target.value))} /></div>`
     }
-    <div><label for="t-hours">Hours per move</label>
+    <div><label for="t-hours">${t("account.create.hours")}</label>
       <input id="t-hours" type="number" min="1" max="720" value=${hours} onInput=${(e) => setHours(Number(e.target.value))} />
-      <small class="muted">A timeout forfeits; away does not stop tournament clocks.</small></div>
-    <div><label for="t-entry">Entry</label>
+      <small class="muted">${t("account.create.hours_hint")}</small></div>
+    <div><label for="t-entry">${t("account.create.entry")}</label>
       <select id="t-entry" value=${entry} onChange=${(e) => setEntry(e.target.value)}>
-        <option value="open">Open to everyone</option><option value="invite">By invitation (private)</option>
+        <option value="open">${t("account.create.entry_open")}</option><option value="invite">${t("account.create.entry_invite")}</option>
       </select></div>
     ${
       entry === "invite" &&
-      html`<div><label for="t-invite">Invite (usernames)</label>
+      html`<div><label for="t-invite">${t("account.create.invite")}</label>
       <input id="t-invite" value=${invite} onInput=${(e) => setInvite(e.target.value)} /></div>`
     }
     <${ErrorNote} error=${error} onDismiss=${() => setError(null)} />
-    <button type="submit" disabled=${busy}>Create tournament</button>
+    <button type="submit" disabled=${busy}>${t("account.create.submit")}</button>
   </form>`;
 }
 
@@ -130,49 +143,58 @@ export function TournamentsPage({ me }) {
     get("games").then(setGames).catch(setError);
   }, []);
   return html`<main class="tournaments">
-    <h1>Tournaments</h1>
+    <h1>${t("account.tournaments.title")}</h1>
     <${ErrorNote} error=${error} onDismiss=${() => setError(null)} />
     ${
       me &&
       mine.length > 0 &&
-      html`<section aria-labelledby="mine-h"><h2 id="mine-h">Yours</h2>
+      html`<section aria-labelledby="mine-h"><h2 id="mine-h">${t("account.tournaments.yours")}</h2>
       <ul>${mine.map(
-        (t) => html`<li key=${t.id}><${Link} href=${`/tournaments/${t.id}`}>${t.name}<//> · ${STATUS[t.status]}
-        ${t.next_match && html` · <${Link} href=${`/matches/${t.next_match}`} data-next-match>your match<//>`}</li>`,
+        (
+          tour,
+        ) => html`<li key=${tour.id}><${Link} href=${`/tournaments/${tour.id}`}>${tour.name}<//> · ${statusName(tour.status)}
+        ${tour.next_match && html` · <${Link} href=${`/matches/${tour.next_match}`} data-next-match>${t("account.tournaments.your_match_lower")}<//>`}</li>`,
       )}</ul>
     </section>`
     }
-    <section aria-labelledby="all-h"><h2 id="all-h">All tournaments</h2>
-      <label for="t-status">Show</label>
+    <section aria-labelledby="all-h"><h2 id="all-h">${t("account.tournaments.all")}</h2>
+      <label for="t-status">${t("account.tournaments.show")}</label>
       <select id="t-status" value=${status} onChange=${(e) => setStatus(e.target.value)}>
-        <option value="">all</option>${Object.entries(STATUS).map(([k, v]) => html`<option value=${k}>${v}</option>`)}
+        <option value="">${t("account.tournaments.show_all")}</option>${STATUSES.map((s) => html`<option value=${s}>${statusName(s)}</option>`)}
       </select>
       ${
         list === null
-          ? html`<p>Loading…</p>`
+          ? html`<p>${t("account.common.loading")}</p>`
           : list.length === 0
-            ? html`<p class="muted">None yet.</p>`
-            : html`<ul class="matches">${list.map((t) => html`<${Row} key=${t.id} t=${t} me=${me} reload=${reload} setError=${setError} />`)}</ul>`
+            ? html`<p class="muted">${t("account.tournaments.none")}</p>`
+            : html`<ul class="matches">${list.map((tour) => html`<${Row} key=${tour.id} tour=${tour} me=${me} reload=${reload} setError=${setError} />`)}</ul>`
       }
     </section>
     ${
       me && games
         ? html`<${CreateTournament} games=${games} />`
-        : !me && html`<p><${Link} href="/signin?next=/tournaments">Sign in<//> to create or join a tournament.</p>`
+        : !me &&
+          html`<p>${withParts(t("account.tournaments.sign_in"), {
+            link: html`<${Link} href="/signin?next=/tournaments">${t("account.tournaments.sign_in_link")}<//>`,
+          })}</p>`
     }
   </main>`;
 }
 
 function Standings({ rows, size }) {
-  if (!rows.length) return html`<p class="muted">No entrants yet.</p>`;
+  if (!rows.length) return html`<p class="muted">${t("account.standings.empty")}</p>`;
   return html`<table class="standings" data-standings>
-    <thead><tr><th>#</th><th>Player</th><th>Points</th><th title="Buchholz">Buchholz</th>
-      <th title="Sonneborn–Berger">S–B</th><th>Played</th><th>Seats (1–${size})</th></tr></thead>
+    <thead><tr><th>${t("account.standings.rank")}</th><th>${t("account.standings.player")}</th><th>${t("account.standings.points")}</th>
+      <th title=${t("account.standings.buchholz")}>${t("account.standings.buchholz")}</th>
+      <th title=${t("account.standings.sonneborn_berger")}>${t("account.standings.sb")}</th><th>${t("account.standings.played")}</th>
+      <th>${t("account.standings.seats", { size })}</th></tr></thead>
     <tbody>${rows.map(
       (r) => html`<tr key=${r.username} data-standing=${r.username}>
-      <td>${r.rank}</td><td><${Link} href=${`/users/${r.username}`}>${r.username}<//>${r.withdrawn ? " (withdrawn)" : ""}</td>
-      <td data-points>${r.points}</td><td>${r.buchholz}</td><td>${r.sonneborn_berger}</td><td>${r.played}</td>
-      <td>${r.seats.join(" / ")}</td></tr>`,
+      <td>${formatNumber(r.rank)}</td><td><${Link} href=${`/users/${r.username}`}>${r.username}<//>${
+        r.withdrawn ? html` <span class="muted">${t("account.standings.withdrawn")}</span>` : ""
+      }</td>
+      <td data-points>${points(r.points)}</td><td>${points(r.buchholz)}</td><td>${points(r.sonneborn_berger)}</td>
+      <td>${formatNumber(r.played)}</td><td>${r.seats.map((s) => formatNumber(s)).join(" / ")}</td></tr>`,
     )}</tbody>
   </table>`;
 }
@@ -184,46 +206,75 @@ function RoundView({ id, number }) {
     get(`tournaments/${id}/rounds/${number}`).then(setR).catch(setError);
   }, [id, number]);
   if (error) return html`<${ErrorNote} error=${error} />`;
-  if (!r) return html`<p>Loading round ${number}…</p>`;
-  return html`<section data-round=${number} aria-label=${`Round ${number}`}>
-    <h3>Round ${number}</h3>
-    <p class="muted">Paired ${when(r.paired_at)} · deadline ${when(r.deadline)}${r.finished_at ? " · finished" : ""}</p>
+  if (!r) return html`<p>${t("account.round.loading", { number })}</p>`;
+  const timing = [
+    t("account.round.paired", { date: when(r.paired_at) }),
+    t("account.round.deadline", { date: when(r.deadline) }),
+  ];
+  if (r.finished_at) timing.push(t("account.round.finished"));
+  return html`<section data-round=${number} aria-label=${t("account.round.heading", { number })}>
+    <h3>${t("account.round.heading", { number })}</h3>
+    <p class="muted">${timing.join(" · ")}</p>
     <ol>${r.tables.map(
       (tb) => html`<li key=${tb.index} data-table=${tb.index}>
-      ${tb.seats.map((name, i) => html`${i ? ", " : ""}${name}${tb.points ? ` (${tb.points[i]})` : ""}`)}${" · "}<${Link} href=${`/matches/${tb.match}`}>${tb.status === "active" ? "watch" : "see"} the match<//>
-      ${tb.adjudicated ? " · adjudicated" : ""}</li>`,
+      ${tb.seats.map(
+        (name, i) =>
+          html`${i ? ", " : ""}${tb.points ? t("account.round.seat_points", { name, points: points(tb.points[i]) }) : name}`,
+      )}${" · "}<${Link} href=${`/matches/${tb.match}`}>${tb.status === "active" ? t("account.round.watch") : t("account.round.see")}<//>
+      ${tb.adjudicated ? ` · ${t("account.round.adjudicated")}` : ""}</li>`,
     )}</ol>
-    ${r.byes.length > 0 && html`<p>Byes: ${r.byes.map((b) => `${b.username} (${b.points})`).join(", ")}</p>`}
+    ${
+      r.byes.length > 0 &&
+      html`<p>${t("account.round.byes", {
+        count: r.byes.length,
+        list: formatList(
+          r.byes.map((b) => t("account.round.seat_points", { name: b.username, points: points(b.points) })),
+        ),
+      })}</p>`
+    }
   </section>`;
 }
 
 export function TournamentPage({ id, me }) {
-  const [t, setT] = useState(null);
+  const [tour, setTour] = useState(null);
   const [rows, setRows] = useState([]);
   const [error, setError] = useState(null);
   const load = () => {
-    get(`tournaments/${id}`).then(setT).catch(setError);
+    get(`tournaments/${id}`).then(setTour).catch(setError);
     get(`tournaments/${id}/standings`).then(setRows).catch(setError);
   };
   useEffect(load, [id]);
-  if (!t) return html`<main>${error ? html`<${ErrorNote} error=${error} />` : html`<p>Loading…</p>`}</main>`;
-  const rounds = Array.from({ length: t.round }, (_, i) => t.round - i);
-  return html`<main class="tournament" data-tournament-status=${t.status}>
-    <h1>${t.name}</h1>
-    <p>${gameName(t.game)} · ${FORMATS[t.format]}, tables of ${t.table_size} · ${t.players}/${t.max_players} players
-      · <strong>${STATUS[t.status]}</strong>${t.round ? ` · round ${t.round}${t.format === "swiss" ? ` of ${t.rounds}` : ""}` : ""}
-      ${t.round_deadline && t.status === "running" ? ` · round deadline ${when(t.round_deadline)}` : ""}</p>
-    <p class="muted">Points by place: ${t.points.join(" / ")} · ties broken by Buchholz, then Sonneborn–Berger.
-      A timeout ${t.time_control.on_timeout === "forfeit" ? "forfeits" : "plays the default move"}.</p>
+  if (!tour)
+    return html`<main>${error ? html`<${ErrorNote} error=${error} />` : html`<p>${t("account.common.loading")}</p>`}</main>`;
+  const rounds = Array.from({ length: tour.round }, (_, i) => tour.round - i);
+  const after = [];
+  if (tour.round)
+    after.push(
+      tour.format === "swiss"
+        ? t("account.tournament.round_of", { round: tour.round, rounds: tour.rounds })
+        : t("account.tournament.round", { round: tour.round }),
+    );
+  if (tour.round_deadline && tour.status === "running")
+    after.push(t("account.tournament.round_deadline", { date: when(tour.round_deadline) }));
+  return html`<main class="tournament" data-tournament-status=${tour.status}>
+    <h1>${tour.name}</h1>
+    <p>${[gameName(tour.game), ...shape(tour)].join(" · ")} · <strong>${statusName(tour.status)}</strong>${after.map((a) => ` · ${a}`)}</p>
+    <p class="muted">${t("account.tournament.scoring", { points: tour.points.map(points).join(" / ") })}${" "}
+      ${tour.time_control.on_timeout === "forfeit" ? t("account.tournament.timeout_forfeit") : t("account.tournament.timeout_default")}</p>
     <${ErrorNote} error=${error} onDismiss=${() => setError(null)} />
-    <p class="actions"><${JoinButton} t=${t} me=${me} onDone=${load} onError=${setError} />
-      ${t.next_match && html` <${Link} href=${`/matches/${t.next_match}`} data-next-match>Your match<//>`}</p>
-    <section aria-labelledby="standings-h"><h2 id="standings-h">Standings</h2><${Standings} rows=${rows} size=${t.table_size} /></section>
+    <p class="actions"><${JoinButton} tour=${tour} me=${me} onDone=${load} onError=${setError} />
+      ${tour.next_match && html` <${Link} href=${`/matches/${tour.next_match}`} data-next-match>${t("account.tournament.your_match")}<//>`}</p>
+    <section aria-labelledby="standings-h"><h2 id="standings-h">${t("account.standings.heading")}</h2>
+      <${Standings} rows=${rows} size=${tour.table_size} /></section>
     ${
       rounds.length > 0 &&
-      html`<section aria-labelledby="rounds-h"><h2 id="rounds-h">Rounds</h2>
+      html`<section aria-labelledby="rounds-h"><h2 id="rounds-h">${t("account.round.rounds")}</h2>
       ${rounds.map((n) => html`<${RoundView} key=${n} id=${id} number=${n} />`)}</section>`
     }
-    ${t.status === "open" && html`<section><h2>Entrants</h2><ul>${t.entrants.map((e) => html`<li key=${e.username}>${e.username}</li>`)}</ul></section>`}
+    ${
+      tour.status === "open" &&
+      html`<section aria-labelledby="entrants-h"><h2 id="entrants-h">${t("account.tournament.entrants")}</h2>
+      <ul>${tour.entrants.map((e) => html`<li key=${e.username}>${e.username}</li>`)}</ul></section>`
+    }
   </main>`;
 }

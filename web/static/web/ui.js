@@ -9,6 +9,7 @@ export {
   useMemo,
 } from "./vendor/htm-preact-standalone-3.1.1.js";
 import { html, useEffect, useState } from "./vendor/htm-preact-standalone-3.1.1.js";
+import { formatDate, formatNumber, t } from "./i18n.js";
 
 export function navigate(path, { replace = false } = {}) {
   if (replace) history.replaceState(null, "", path);
@@ -61,44 +62,66 @@ export function left(deadline, now = Date.now()) {
   s -= h * 3600;
   const m = Math.floor(s / 60);
   s -= m * 60;
-  if (d) return `${d}d ${h}h`;
-  if (h) return `${h}h ${String(m).padStart(2, "0")}m`;
-  return `${m}:${String(s).padStart(2, "0")}`;
+  // Compact, as a clock reads, with the language's own unit abbreviations; seconds stay "m:ss".
+  const two = (n) => formatNumber(n, { minimumIntegerDigits: 2 });
+  if (d) return t("ui.time.days_hours", { days: d, hours: h });
+  if (h) return t("ui.time.hours_minutes", { hours: h, minutes: two(m) });
+  return t("ui.time.minutes_seconds", { minutes: m, seconds: two(s) });
 }
 
-export function Countdown({ deadline, label = "left" }) {
+/**
+ * A clock counting down to `deadline`: "2d 3h left". `label` replaces the "left" phrase: either a
+ * function of the remaining time that returns the whole phrase (the time may go anywhere in it),
+ * or words put after the time.
+ */
+export function Countdown({ deadline, label = null }) {
   const now = useNow();
   if (!deadline) return null;
   const text = left(deadline, now);
   const low = new Date(deadline).getTime() - now < 60000;
-  return html`<span class=${"clock" + (low ? " low" : "")} role="timer" title=${new Date(deadline).toLocaleString()}>${text} ${label}</span>`;
+  return html`<span class=${"clock" + (low ? " low" : "")} role="timer" title=${formatDate(deadline)}>${
+    label === null ? t("ui.time.left", { time: text }) : typeof label === "function" ? label(text) : `${text} ${label}`
+  }</span>`;
 }
 
 export function ErrorNote({ error, onDismiss }) {
   if (!error) return null;
   return html`<p class="error" role="alert">${String(error.message || error)}
-    ${onDismiss && html` <button type="button" class="link" onClick=${onDismiss}>Dismiss</button>`}</p>`;
+    ${onDismiss && html` <button type="button" class="link" onClick=${onDismiss}>${t("ui.common.dismiss")}</button>`}</p>`;
 }
 
 export const GAME_NAMES = { ekko: "EKKO", enka: "Enka", eko: "Ekö", ecos: "Ecos" };
-export const gameName = (g) => GAME_NAMES[g] || g;
+// A game's name is a name in every language, but it still goes through the catalogue (the
+// pseudo-locale shows it wrapped like any other word of the interface).
+export const gameName = (g) => (g in GAME_NAMES ? t(`ui.game.${g}`) : g);
+
+export const BOT_LEVELS = ["random", "greedy", "strong"];
+/** A bot's level in words: "random" → "random" / "losowy" / "aleatorio". */
+export const botLevel = (level) => (BOT_LEVELS.includes(level) ? t(`ui.bot.${level}`) : level);
 
 export function seatName(summary, seat) {
   const s = summary?.seats?.find((x) => x.index === seat);
-  if (!s) return `Seat ${seat + 1}`;
+  if (!s) return t("ui.seat.numbered", { n: seat + 1 });
   if (s.username) return s.username;
-  if (s.bot) return `Bot (${s.bot})`;
-  return `Seat ${seat + 1} (free)`;
+  if (s.bot) return t("ui.seat.bot", { name: botLevel(s.bot) });
+  return t("ui.seat.free", { n: seat + 1 });
 }
 
 export const mySeat = (summary, username) =>
   summary?.seats?.find((s) => s.username && s.username === username)?.index ?? null;
 
-export function when(iso) {
-  if (!iso) return "";
-  const d = new Date(iso);
-  return d.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+/**
+ * A message with elements in it: each `{name}` left in `text` (t() keeps a placeholder it was not
+ * given) becomes `parts[name]`, a link for instance, so a sentence keeps its own word order.
+ */
+export function withParts(text, parts) {
+  return String(text)
+    .split(/\{(\w+)\}/)
+    .map((piece, i) => (i % 2 ? (parts[piece] ?? `{${piece}}`) : piece));
 }
+
+/** A date and time in the language's own form (i18n.js `formatDate`). */
+export const when = (iso) => formatDate(iso);
 
 // Play on the board (issue 32): a piece, card or pile a person can select carries `data-select`.
 // With one move starting there a click makes it (the item carries that move in `data-move`, as the

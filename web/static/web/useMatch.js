@@ -96,7 +96,11 @@ export function useMatch(id, { onPlayed } = {}) {
       await fn();
     } catch (e) {
       if (e instanceof ApiError && SILENT.includes(e.code)) await live.current?.refresh();
-      else setError(e);
+      else {
+        // A refused move in the game's own words (its catalogue), from the problem's reason and params.
+        if (e instanceof ApiError && summary) e.message = e.about(summary.game);
+        setError(e);
+      }
     } finally {
       setBusy(false);
     }

@@ -1,27 +1,56 @@
 // Ecos: the hex map (terrain, mountains, forests, animals), each seat's tableau of cards with
 // their element slots and energy cubes, the tokens drawn, the prompt to answer and the scores.
+// Every word, the cards' names and effect texts included, comes from the game's catalogue
+// (`gameT("ecos")`); the components endpoint gives only what is printed as icons (slots, back).
 import { get } from "../api.js";
+import { formatList, gameT } from "../i18n.js";
 import { Pick, html, movesByItem, useEffect, useState } from "../ui.js";
 import { HexMenu, center, corners, parseKey, viewBox } from "./hex.js";
 
 const SIZE = 22;
-// Letters on coloured chips rather than emoji, so that every browser font draws them.
-const ELEMENT = { sun: "☀", water: "≈", grass: "♣", animal: "A", earth: "E", air: "~", fire: "F", wild: "✱" };
-const ANIMAL = {
-  antelope: "An",
-  bear: "Be",
-  camel: "Ca",
-  cheetah: "Ch",
-  dolphin: "Do",
-  eagle: "Ea",
-  elephant: "El",
-  goat: "Go",
-  lion: "Li",
-  manatee: "Ma",
-  rabbit: "Ra",
-  shark: "Sh",
-  stork: "St",
-};
+const ELEMENTS = ["sun", "water", "grass", "animal", "earth", "air", "fire", "wild"];
+const SPECIES = [
+  "antelope",
+  "bear",
+  "camel",
+  "cheetah",
+  "dolphin",
+  "eagle",
+  "elephant",
+  "goat",
+  "lion",
+  "manatee",
+  "rabbit",
+  "shark",
+  "stork",
+];
+const TERRAINS = ["desert", "grassland", "water"];
+const PHASES = ["draft", "choose_active", "respond", "resolve", "finished"];
+const PROMPTS = [
+  "respond",
+  "draft_pick",
+  "choose_active",
+  "eco_confirm",
+  "effect_choice",
+  "dial_gain_card",
+  "dial_reward",
+  "gain_card_source",
+  "gain_card_keep",
+];
+const BACKS = ["blue", "brown"];
+const RESULTS = ["target_score", "round_limit", "resignation"];
+
+const T = () => gameT("ecos");
+// Letters or signs on coloured chips rather than emoji, so that every browser font draws them.
+const elementIcon = (e) => (ELEMENTS.includes(e) ? T()(`element.${e}.icon`) : e);
+const elementWord = (e) => (ELEMENTS.includes(e) ? T()(`element.${e}`) : String(e));
+const speciesWord = (s) => (SPECIES.includes(s) ? T()(`species.${s}`) : String(s));
+const speciesAbbr = (s) => (SPECIES.includes(s) ? T()(`species.${s}.abbr`) : String(s).slice(0, 2));
+const terrainWord = (t) => (TERRAINS.includes(t) ? T()(`terrain.${t}`) : String(t));
+const phaseWord = (p) => (PHASES.includes(p) ? T()(`phase.${p}`) : String(p));
+const resultWord = (r) => (RESULTS.includes(r) ? T()(`result.${r}`) : String(r || ""));
+const cards = (ids) => formatList((ids || []).map(cardName));
+const tokens = (list) => formatList((list || []).map(elementWord));
 
 let catalogue = null;
 let loading = null;
@@ -39,26 +68,26 @@ function useCards() {
   }, []);
   return cards || {};
 }
-const cardName = (id) => catalogue?.[id]?.name || id;
+const CARD_ID = /^(blu|brn)-\d\d$/;
+/** A card's name in the reader's language (the id itself for an id the game does not have). */
+export const cardName = (id) => (CARD_ID.test(id || "") ? T()(`card.${id}.name`) : String(id));
+/** What a card does when completed, as printed on it. */
+export const cardText = (id) => (CARD_ID.test(id || "") ? T()(`card.${id}.text`) : "");
 
 function Element({ e, filled }) {
-  return html`<span class=${`slot el-${e}${filled ? " filled" : ""}`} title=${`${e}${filled ? " (cube)" : ""}`} aria-label=${`${e} slot${filled ? " with a cube" : ", empty"}`}>${filled ? html`<span class="cube" aria-hidden="true"></span>` : ELEMENT[e] || e}</span>`;
-}
-
-function effectText(step) {
-  const op = String(step.op).replaceAll("_", " ");
-  if (step.op === "score") return step.vp ? `score ${step.vp}` : "score per count";
-  return `${step.optional ? "may " : ""}${op}${step.count && step.count > 1 ? ` ×${step.count}` : ""}`;
+  const t = T();
+  const name = elementWord(e);
+  return html`<span class=${`slot el-${e}${filled ? " filled" : ""}`} title=${filled ? t("slot.title.filled", { element: name }) : name} aria-label=${filled ? t("slot.aria.filled", { element: name }) : t("slot.aria", { element: name })}>${filled ? html`<span class="cube" aria-hidden="true"></span>` : elementIcon(e)}</span>`;
 }
 
 function TableauCard({ entry, cards }) {
   const c = cards[entry.card];
   const slots = c?.slots || entry.cubes.map(() => "wild");
-  return html`<div class=${`ecos-card ${c?.back || ""}`} title=${c ? c.effects.map(effectText).join("; ") : entry.card}>
-    <div class="name">${c?.name || entry.card}</div>
+  return html`<div class=${`ecos-card ${c?.back || ""}`} title=${cardText(entry.card)}>
+    <div class="name">${cardName(entry.card)}</div>
     <div class="slots">${slots.map((e, i) => html`<${Element} key=${i} e=${e} filled=${entry.cubes[i]} />`)}</div>
-    <div class="muted small">${entry.uses_left} use${entry.uses_left === 1 ? "" : "s"} left</div>
-    ${c && html`<div class="effect small">${c.effects.map(effectText).join("; ")}</div>`}
+    <div class="muted small">${T()("tableau.uses_left", { count: entry.uses_left })}</div>
+    <div class="effect small">${cardText(entry.card)}</div>
   </div>`;
 }
 
@@ -67,12 +96,9 @@ function TableauCard({ entry, cards }) {
 function OfferCard({ id, cards }) {
   const c = cards[id];
   return html`<div class=${`ecos-card offer ${c?.back || ""}`}>
-    <div class="name">${c?.name || id}</div>
-    ${
-      c &&
-      html`<div class="slots">${c.slots.map((e, i) => html`<${Element} key=${i} e=${e} />`)}</div>
-      <div class="effect small">${c.effects.map(effectText).join("; ")}</div>`
-    }
+    <div class="name">${cardName(id)}</div>
+    ${c && html`<div class="slots">${c.slots.map((e, i) => html`<${Element} key=${i} e=${e} />`)}</div>`}
+    <div class="effect small">${cardText(id)}</div>
   </div>`;
 }
 
@@ -104,25 +130,31 @@ function itemOf(m) {
 }
 
 function promptWords(view, names) {
+  const t = T();
   const p = view.prompt;
-  if (!p) return view.result ? "The game is over." : "";
-  const who = (p.seats || []).map(names).join(", ");
+  if (!p) return view.result ? t("prompt.over") : "";
+  const who = formatList((p.seats || []).map(names));
   const words =
-    {
-      respond: `Place a cube for ${(p.tokens || view.current_draw || []).join(" and ")}, or turn your dial`,
-      draft_pick: "Pick cards from your pack",
-      choose_active: "Choose the cards for your tableau",
-      eco_confirm: "Resolve the ECO?",
-      effect_choice: "Choose where the card's effect goes",
-      dial_gain_card: "Your dial reached 2: gain a card?",
-      dial_reward: "Your dial reached 3: choose a reward",
-      gain_card_source: "Gain a card: from a deck or the face-up pool",
-      gain_card_keep: "Keep one of the revealed cards",
-    }[p.type] || p.type.replaceAll("_", " ");
-  return `${words} (${who}).`;
+    p.type === "respond"
+      ? t("prompt.respond", { tokens: tokens(p.tokens || view.current_draw) })
+      : PROMPTS.includes(p.type)
+        ? t(`prompt.${p.type}`)
+        : p.type;
+  return t("prompt.line", { prompt: words, names: who });
+}
+
+function tileTitle(k, tile) {
+  const t = T();
+  if (!tile) return t("tile.empty", { hex: k });
+  const parts = [t("tile.label", { hex: k, terrain: terrainWord(tile.terrain) })];
+  if (tile.mountain) parts.push(t("tile.mountain"));
+  if (tile.forests) parts.push(t("tile.forests", { count: tile.forests }));
+  if (tile.animal) parts.push(speciesWord(tile.animal));
+  return parts.join(", ");
 }
 
 export function Board({ view, names, moves = [], onMove, busy, selected, onSelect, last }) {
+  const t = T();
   const changed = touched(last);
   const cards = useCards();
   const map = view.map || {};
@@ -146,19 +178,19 @@ export function Board({ view, names, moves = [], onMove, busy, selected, onSelec
   const all = [...keys, ...ghosts];
   return html`<div class="ecos">
     <div class="row info">
-      <span>Round ${view.round}, draw ${view.draw}</span><span>Harbinger: ${names(view.harbinger)}</span>
-      <span>Target: ${view.target_score}</span>${view.tiebreak ? html`<span>Tiebreak</span>` : ""}
+      <span>${t("board.round", { round: view.round, draw: view.draw })}</span><span>${t("board.harbinger", { name: names(view.harbinger) })}</span>
+      <span>${t("board.target", { score: view.target_score })}</span>${view.phase ? html`<span>${t("board.phase", { phase: phaseWord(view.phase) })}</span>` : ""}${view.tiebreak ? html`<span>${t("board.tiebreak")}</span>` : ""}
     </div>
-    <div class="row drawn" aria-label="Tokens drawn">
-      <span>Drawn:</span>${(view.current_draw || []).map((t, i) => html`<span key=${i} class=${`token el-${t}`} role="img" aria-label=${t}>${ELEMENT[t] || t} ${t}</span>`)}
-      <span class="muted">bag: ${view.bag?.size ?? "?"}</span>
+    <div class="row drawn" aria-label=${t("board.drawn_aria")}>
+      <span>${t("board.drawn")}</span>${(view.current_draw || []).map((tok, i) => html`<span key=${i} class=${`token el-${tok}`} role="img" aria-label=${elementWord(tok)}>${elementIcon(tok)} ${elementWord(tok)}</span>`)}
+      <span class="muted">${t("board.bag", { count: view.bag?.size ?? 0 })}</span>
     </div>
     <p class="prompt" role="status">${promptWords(view, names)}
-      ${items.get("prompt") && html` ${pick("prompt", "Choose", html`<span class="pass">${items.get("prompt").length === 1 ? describe(items.get("prompt")[0]) : "Choose…"}</span>`)}`}</p>
-    ${offered.length > 0 && html`<div class="offer-row" aria-label="Cards to choose">${offered.map((id) => html`<span key=${id}>${pick(`card:${id}`, `Moves with ${cardName(id)}`, html`<${OfferCard} id=${id} cards=${cards} />`)}</span>`)}</div>`}
-    <svg class="hexmap ecos-map" viewBox=${viewBox(all, SIZE)} role="group" aria-label=${`Map of ${keys.length} tiles`}>
+      ${items.get("prompt") && html` ${pick("prompt", t("board.choose"), html`<span class="pass">${items.get("prompt").length === 1 ? describe(items.get("prompt")[0]) : t("board.choose_more")}</span>`)}`}</p>
+    ${offered.length > 0 && html`<div class="offer-row" aria-label=${t("board.offer_aria")}>${offered.map((id) => html`<span key=${id}>${pick(`card:${id}`, t("board.moves_with", { card: cardName(id) }), html`<${OfferCard} id=${id} cards=${cards} />`)}</span>`)}</div>`}
+    <svg class="hexmap ecos-map" viewBox=${viewBox(all, SIZE)} role="group" aria-label=${t("board.map_aria", { count: keys.length })}>
       ${all.map((k) => {
-        const t = map[k] || { terrain: "ghost" };
+        const tile = map[k] || { terrain: "ghost" };
         const [x, y] = center(...parseKey(k), SIZE);
         const here = hexMoves(k);
         const one = here?.length === 1 ? here[0] : null;
@@ -166,9 +198,9 @@ export function Board({ view, names, moves = [], onMove, busy, selected, onSelec
           here && !busy
             ? () => (one ? onMove(one) : onSelect?.(selected === `hex:${k}` ? null : `hex:${k}`))
             : undefined;
-        return html`<g key=${k} class=${`tile ${t.terrain}${here ? " choosable" : ""}${selected === `hex:${k}` ? " selected" : ""}${changed.has(k) ? " last-move" : ""}`}
+        return html`<g key=${k} class=${`tile ${tile.terrain}${here ? " choosable" : ""}${selected === `hex:${k}` ? " selected" : ""}${changed.has(k) ? " last-move" : ""}`}
             data-select=${here ? `hex:${k}` : undefined} data-move=${one ? JSON.stringify(one) : undefined}
-            role=${here ? "button" : undefined} tabindex=${here ? 0 : undefined} aria-label=${here ? (one ? describe(one) : `Choices at ${k}`) : undefined}
+            role=${here ? "button" : undefined} tabindex=${here ? 0 : undefined} aria-label=${here ? (one ? describe(one) : t("board.choices_at", { space: k })) : undefined}
             onClick=${act} onKeyDown=${
               act
                 ? (e) => {
@@ -179,181 +211,206 @@ export function Board({ view, names, moves = [], onMove, busy, selected, onSelec
                   }
                 : undefined
             }>
-          <title>${`${k}: ${t.terrain}${t.mountain ? ", mountain" : ""}${t.forests ? `, ${t.forests} forest(s)` : ""}${t.animal ? `, ${t.animal}` : ""}`}</title>
+          <title>${tileTitle(k, map[k])}</title>
           <polygon points=${corners(x, y, SIZE - 0.8)} />
-          ${t.mountain && html`<polygon class="mountain" points=${`${x - 13},${y - 1} ${x - 7},${y - 12} ${x - 1},${y - 1}`} />`}
-          ${Array.from({ length: t.forests || 0 }, (_, i) => html`<circle class="forest" cx=${x + 4 + i * 7} cy=${y - 6} r="3.5" />`)}
-          ${t.animal && html`<circle class="animal-chip" cx=${x} cy=${y + 7} r="7.5" /><text x=${x} y=${y + 10} text-anchor="middle" class="animal">${ANIMAL[t.animal] || t.animal.slice(0, 2)}</text>`}
+          ${tile.mountain && html`<polygon class="mountain" points=${`${x - 13},${y - 1} ${x - 7},${y - 12} ${x - 1},${y - 1}`} />`}
+          ${Array.from({ length: tile.forests || 0 }, (_, i) => html`<circle class="forest" cx=${x + 4 + i * 7} cy=${y - 6} r="3.5" />`)}
+          ${tile.animal && html`<circle class="animal-chip" cx=${x} cy=${y + 7} r="7.5" /><text x=${x} y=${y + 10} text-anchor="middle" class="animal">${speciesAbbr(tile.animal)}</text>`}
           ${here && html`<text x=${x} y=${y + 17} text-anchor="middle" class="coord">${k}</text>`}
         </g>`;
       })}
     </svg>
-    <${HexMenu} id=${selected} moves=${selected?.startsWith("hex:") ? items.get(selected) : null} describe=${describe} onMove=${onMove} busy=${busy} />
+    <${HexMenu} id=${selected} moves=${selected?.startsWith("hex:") ? items.get(selected) : null} describe=${describe} onMove=${onMove} busy=${busy} game="ecos" />
     <div class="tableaux">${(view.seats || []).map(
       (
         s,
-      ) => html`<section key=${s.seat} class=${"tableau" + (s.seat === view.you ? " mine" : "")} aria-label=${`${names(s.seat)}'s tableau`}>
-      <h3>${names(s.seat)}: ${s.score} points <span class="muted">· ${s.energy_available} cubes · dial ${s.dial}/3${s.status !== "active" ? ` · ${s.status}` : ""}</span></h3>
+      ) => html`<section key=${s.seat} class=${"tableau" + (s.seat === view.you ? " mine" : "")} aria-label=${t("board.tableau_aria", { name: names(s.seat) })}>
+      <h3>${names(s.seat)}: ${t("seat.points", { count: s.score })} <span class="muted">· ${t("seat.cubes", { count: s.energy_available })} · ${t("seat.dial", { dial: s.dial })}${s.status !== "active" ? ` · ${s.status === "resigned" ? t("status.resigned") : s.status}` : ""}</span></h3>
       <div class="cards">${(s.tableau || []).map((entry, i) =>
         s.seat === view.you
-          ? html`<span key=${i}>${pick(`card:${entry.card}`, `Moves with ${cardName(entry.card)}`, html`<${TableauCard} entry=${entry} cards=${cards} />`)}</span>`
+          ? html`<span key=${i}>${pick(`card:${entry.card}`, t("board.moves_with", { card: cardName(entry.card) }), html`<${TableauCard} entry=${entry} cards=${cards} />`)}</span>`
           : html`<${TableauCard} key=${i} entry=${entry} cards=${cards} />`,
       )}</div>
     </section>`,
     )}</div>
-    ${view.hand?.length ? html`<div class="muted">Your hand: ${view.hand.map((id) => cards[id]?.name || id).join(", ")}</div>` : ""}
+    ${view.hand?.length ? html`<div class="muted">${t("board.hand", { cards: view.hand.map(cardName).join(", ") })}</div>` : ""}
   </div>`;
 }
 
 function answerWords(a, view) {
-  const token = (view?.prompt?.tokens || view?.current_draw || [])[a.token];
-  if (a.type === "rotate") return `turn the dial for ${token || "the token"}`;
-  const from = a.move_cube_from ? ` (moving a cube from ${cardName(a.move_cube_from.card)})` : "";
-  return `${token ? `${token}: ` : ""}cube on ${cardName(a.card)}, slot ${a.slot + 1}${from}`;
+  const t = T();
+  const drawn = (view?.prompt?.tokens || view?.current_draw || [])[a.token];
+  const token = drawn ? elementWord(drawn) : t("answer.the_token");
+  if (a.type === "rotate") return t("answer.rotate", { token });
+  const params = { token, card: cardName(a.card), slot: a.slot + 1 };
+  return a.move_cube_from
+    ? t("answer.place.moved", { ...params, from: cardName(a.move_cube_from.card) })
+    : t("answer.place", params);
 }
 
 function choiceWords(c) {
+  const t = T();
   if (!c) return "";
-  if (c.from && c.to) return `move the animal ${c.from} → ${c.to}`;
-  if (c.hex) return `a new tile at ${c.hex}`;
-  if (c.species) return `${c.species} on ${c.tile}`;
-  if (c.tile) return `tile ${c.tile}`;
+  if (c.from && c.to) return t("choice.move", { from: c.from, to: c.to });
+  if (c.hex) return t("choice.hex", { hex: c.hex });
+  if (c.species) return t("choice.species", { species: speciesWord(c.species), tile: c.tile });
+  if (c.tile) return t("choice.tile", { tile: c.tile });
   return JSON.stringify(c);
 }
 
+const SOURCES = ["blue_blue", "blue_brown", "brown_brown"];
+
 export function describeMove(m, view) {
+  const t = T();
   switch (m.type) {
     case "respond":
-      return m.answers
-        .map((a) => answerWords(a, view))
-        .join("; ")
-        .replace(/^./, (x) => x.toUpperCase());
+      return t("move.respond", { answers: m.answers.map((a) => answerWords(a, view)).join("; ") });
     case "draft_pick":
-      return `Pick ${m.cards.map(cardName).join(", ")}`;
+      return t("move.draft_pick", { cards: cards(m.cards) });
     case "choose_active":
-      return `Put ${m.cards.map(cardName).join(", ")} in play`;
+      return t("move.choose_active", { cards: cards(m.cards) });
     case "eco":
-      return m.resolve ? "Resolve the ECO" : "Take the cube back and turn the dial";
+      return m.resolve ? t("move.eco") : t("move.eco.retract");
     case "effect":
-      return m.stop ? "Stop here" : `Choose ${choiceWords(m.choice)}`;
+      return m.stop ? t("move.effect.stop") : t("move.effect", { choice: choiceWords(m.choice) });
     case "dial_gain_card":
-      return m.accept ? "Gain a card (dial back to 0)" : "No card";
+      return m.accept ? t("move.dial_gain_card") : t("move.dial_gain_card.decline");
     case "dial_reward":
-      return m.reward === "energy" ? "Take an energy cube" : `Play ${cardName(m.card)} from your hand`;
-    case "gain_card":
-      return m.source === "faceup"
-        ? `Take ${cardName(m.card)} from the face-up pool`
-        : `Reveal the top ${m.from.join(" and ")} cards`;
+      return m.reward === "energy" ? t("move.dial_reward") : t("move.dial_reward.play", { card: cardName(m.card) });
+    case "gain_card": {
+      if (m.source === "faceup") return t("move.gain_card", { card: cardName(m.card) });
+      const source = [...(m.from || [])].sort().join("_");
+      return SOURCES.includes(source) ? t(`move.gain_card.deck.${source}`) : JSON.stringify(m);
+    }
     case "gain_card_keep":
-      return `Keep ${cardName(m.card)}`;
+      return t("move.gain_card_keep", { card: cardName(m.card) });
     default:
       return JSON.stringify(m);
   }
 }
 
-const BACK = { blue: "blue", brown: "brown" };
-const plural = (k, one, many = `${one}s`) => `${k} ${k === 1 ? one : many}`;
-
 export function describeEffect(e, n) {
+  const t = T();
   const d = e.data || {};
-  const who = d.seat !== undefined && d.seat !== null ? n(d.seat) : "Someone";
-  const card = d.card ? cardName(d.card) : "a card";
+  const name = d.seat !== undefined && d.seat !== null ? n(d.seat) : t("event.someone");
+  const card = d.card ? cardName(d.card) : t("event.a_card");
+  const back = BACKS.includes(d.back) ? d.back : null;
   switch (e.kind) {
     case "game_started":
-      return `The game started; ${n(d.harbinger)} is the harbinger.`;
+      return t("event.game_started", { name: n(d.harbinger) });
     case "hand_dealt":
-      return `You were dealt ${plural((d.cards || []).length, "card")}.`;
+      return t("event.hand_dealt", { count: (d.cards || []).length });
     case "pack_received":
-      return `You received a pack of ${plural((d.cards || []).length, "card")}.`;
+      return t("event.pack_received", { count: (d.cards || []).length });
     case "draft_picked":
-      return `${who} picked ${d.cards ? d.cards.map(cardName).join(" and ") : "from their pack"}.`;
+      return d.cards
+        ? t("event.draft_picked.cards", { name, cards: cards(d.cards) })
+        : t("event.draft_picked", { name });
+    case "draft_pick":
+      return t("event.draft_pick", { cards: cards(d.cards) });
+    case "active_picked":
+      return t("event.active_picked", { name });
+    case "active_pick":
+      return t("event.active_pick", { cards: cards(d.cards) });
     case "draft_passed":
-      return `The ${BACK[d.back] || d.back} packs were passed to the ${d.direction}.`;
+      return back
+        ? t(`event.draft_passed.${back}`, {
+            direction: d.direction === "left" ? t("direction.left") : t("direction.right"),
+          })
+        : null;
     case "draft_ended":
-      return `The ${BACK[d.back] || d.back} draft ended.`;
+      return back ? t(`event.draft_ended.${back}`) : null;
     case "active_chosen":
-      return `${who} put ${(d.cards || []).map(cardName).join(" and ") || "their cards"} in play.`;
+      return t("event.active_chosen", { name, cards: cards(d.cards) });
     case "round_started":
-      return `Round ${d.round} started; ${n(d.harbinger)} is the harbinger.`;
+      return t("event.round_started", { round: d.round, name: n(d.harbinger) });
+    case "token_drawn":
     case "tokens_drawn":
     case "drawn":
-      return `Drawn from the bag: ${(d.tokens || []).join(", ")}.`;
+      return t("event.token_drawn", { tokens: (d.tokens || []).map(elementWord).join(", ") });
     case "respond_answered":
-      return `${who} answered${d.replacement ? " again" : ""}.`;
+      return t(d.replacement ? "event.respond_answered.again" : "event.respond_answered", { name });
     case "respond_answer":
       return null;
     case "respond_closed":
-      return "Every player has answered: the answers are revealed.";
+      return t("event.respond_closed");
     case "auto_rotated":
-      return `${who} had no place for ${(d.tokens || []).join(" and ")}: their dial turned.`;
+      return t("event.auto_rotated", { name, tokens: tokens(d.tokens) });
     case "cube_placed":
-      return `${who} placed a cube on ${card}, slot ${(d.slot ?? 0) + 1}${d.from ? ` (moved from ${cardName(d.from.card)})` : ""}.`;
+      return d.from
+        ? t("event.cube_placed.moved", { name, card, slot: (d.slot ?? 0) + 1, from: cardName(d.from.card) })
+        : t("event.cube_placed", { name, card, slot: (d.slot ?? 0) + 1 });
     case "dial_rotated":
-      return `${who}'s dial turned to ${d.dial}.`;
+      return t("event.dial_rotated", { name, dial: d.dial });
     case "dial_reset":
-      return `${who}'s dial went back to 0.`;
+      return t("event.dial_reset", { name });
     case "dial_gain_declined":
-      return `${who} took no card.`;
+      return t("event.dial_gain_declined", { name });
     case "dial_reward":
-      return d.reward === "energy" ? `${who} took an energy cube.` : `${who} played ${card} from their hand.`;
+      return d.reward === "energy" ? t("event.dial_reward", { name }) : t("event.dial_reward.play", { name, card });
     case "dial_reward_none":
-      return `${who} had no reward to take.`;
+      return t("event.dial_reward_none", { name });
     case "eco":
-      return `${who} resolved the ECO on ${card}${d.cubes_returned ? ` and took back ${plural(d.cubes_returned, "cube")}` : ""}.`;
+      return d.cubes_returned
+        ? t("event.eco.cubes", { name, card, count: d.cubes_returned })
+        : t("event.eco", { name, card });
     case "eco_retracted":
-      return `${who} took the cube back from ${card}.`;
+      return t("event.eco_retracted", { name, card });
     case "card_used":
-      return `${card} was used (${plural(d.uses_left ?? 0, "use")} left).`;
+      return t("event.card_used", { card, count: d.uses_left ?? 0 });
     case "card_discarded":
-      return `${who}'s ${card} was used up and discarded.`;
+      return t("event.card_discarded", { name, card });
     case "scored":
-      return `${who} scored ${d.vp} with ${card} (now ${d.score}).`;
+      return t("event.scored", { name, vp: d.vp, card, score: d.score });
     case "energy_gained":
-      return `${who} gained ${plural(d.count ?? 1, "energy cube")}.`;
+      return t("event.energy_gained", { name, count: d.count ?? 1 });
     case "tile_added":
-      return `A ${d.terrain} tile was added at ${d.hex}.`;
+      return t("event.tile_added", { terrain: terrainWord(d.terrain), hex: d.hex });
     case "tile_flipped":
-      return `The tile at ${d.tile} turned from ${d.from} to ${d.to}.`;
+      return t("event.tile_flipped", { tile: d.tile, from: terrainWord(d.from), to: terrainWord(d.to) });
     case "tile_converted":
-      return `The tile at ${d.tile} became ${d.to}.`;
+      return t("event.tile_converted", { tile: d.tile, to: terrainWord(d.to) });
     case "mountain_added":
-      return `A mountain rose at ${d.tile}.`;
+      return t("event.mountain_added", { tile: d.tile });
     case "forest_added":
-      return `A forest grew at ${d.tile}.`;
+      return t("event.forest_added", { tile: d.tile });
     case "forest_removed":
-      return `A forest was cleared at ${d.tile}.`;
+      return t("event.forest_removed", { tile: d.tile });
     case "animal_added":
-      return `A ${d.species} arrived at ${d.tile}.`;
+      return t("event.animal_added", { species: speciesWord(d.species), tile: d.tile });
     case "animal_moved":
-      return `The ${d.species} moved from ${d.from} to ${d.to}.`;
+      return t("event.animal_moved", { species: speciesWord(d.species), from: d.from, to: d.to });
     case "animal_removed":
-      return `The ${d.species} left ${d.tile}.`;
+      return t("event.animal_removed", { species: speciesWord(d.species), tile: d.tile });
     case "step_no_target":
-      return `${card}'s effect had nowhere to go.`;
+      return t("event.step_no_target", { card });
     case "step_stopped":
-      return `${who} stopped ${card}'s effect there.`;
+      return t("event.step_stopped", { name, card });
     case "cards_revealed":
-      return `${who} revealed ${d.cards ? d.cards.map(cardName).join(" and ") : plural((d.backs || []).length, "card")}.`;
+      return d.cards
+        ? t("event.cards_revealed", { name, cards: cards(d.cards) })
+        : t("event.cards_revealed.backs", { name, count: (d.backs || []).length });
     case "card_kept":
-      return `${who} kept ${d.card ? card : `a ${d.back} card`}.`;
+      return d.card ? t("event.card_kept", { name, card }) : back ? t(`event.card_kept.${back}`, { name }) : null;
     case "card_taken":
-      return `${who} took ${card} from the face-up pool.`;
+      return t("event.card_taken", { name, card });
     case "faceup_added":
-      return `${card} joined the face-up pool.`;
+      return t("event.faceup_added", { card });
     case "deck_rebuilt":
-      return `The ${d.back} deck was reshuffled (${plural(d.size ?? 0, "card")}).`;
+      return back ? t(`event.deck_rebuilt.${back}`, { count: d.size ?? 0 }) : null;
     case "gain_nothing":
-      return `${who} gained no card: none was left.`;
+      return t("event.gain_nothing", { name });
     case "tiebreak_started":
-      return `A tie: tiebreak draws begin between ${(d.tied || []).map(n).join(" and ")}.`;
+      return t("event.tiebreak_started", { names: formatList((d.tied || []).map(n)) });
     case "round_ended":
-      return `Round ${d.round ?? ""} ended.`;
+      return t("event.round_ended", { round: d.round ?? "" });
     case "seat_resigned":
-      return `${who} resigned.`;
+      return t("event.seat_resigned", { name });
+    case "game_over":
     case "game_ended":
-      return "The game ended.";
+      return d.reason ? t("event.game_over.reason", { reason: resultWord(d.reason) }) : t("event.game_over");
     default:
-      return `${who}: ${e.kind.replaceAll("_", " ")}${d.card ? ` (${card})` : ""}.`;
+      return t("event.other", { name, kind: e.kind.replaceAll("_", " ") });
   }
 }
 
@@ -370,7 +427,7 @@ export function touched(record) {
 
 function seatExtra(view, seat) {
   const s = view?.seats?.[seat];
-  return s ? html` <span class="muted">${s.score} points</span>` : null;
+  return s ? html` <span class="muted">${T()("seat.points", { count: s.score })}</span>` : null;
 }
 
 export const ecos = { Board, describeMove, describeEffect, seatExtra, touched };

@@ -1,19 +1,19 @@
 // Ekö: the hex board as SVG (terrain, stacks with their height, buildings, Emperors).
 // Selecting one of your stacks highlights its legal targets; clicking a target plays that move.
+// Every word comes from the game's catalogue (`gameT("eko")`), so a log reads the same here as in
+// any client that fetches `games/eko/i18n/{lang}`.
+import { gameT } from "../i18n.js";
 import { Pick, html, useEffect, useState } from "../ui.js";
 import { HexMenu, center, corners, parseKey, viewBox } from "./hex.js";
 
 const SIZE = 20;
 const TERRAIN = { sand: "sand", chasm: "chasm", reg: "reg", gorge: "gorge", capital: "capital", mountain: "mountain" };
-const TERRAIN_WORDS = {
-  sand: "sand",
-  chasm: "chasm",
-  reg: "plain",
-  gorge: "gorge",
-  capital: "capital",
-  mountain: "mountain",
-};
 const BUILDING = { camp: "▲", tower: "♜", castle: "♛" };
+const T = () => gameT("eko");
+const terrainWord = (type) => (type in TERRAIN ? T()(`terrain.${type}`) : type);
+const buildingWord = (kind) => (kind in BUILDING ? T()(`building.${kind}`) : kind);
+// A building as a sentence's object ("a camp", "wieś", "un campamento").
+const aBuilding = (kind) => (kind in BUILDING ? T()(`building.a.${kind}`) : kind);
 const colorOf = (view, seat) => view.seats?.[seat]?.color || "grey";
 
 function sourceOf(m) {
@@ -81,14 +81,15 @@ export function Board({ view, state, moves, selected, onSelect, onMove, names, b
     } // reinforce / swap: one click
     onSelect(sources.has(k) && k !== selected ? k : null);
   };
+  const t = T();
   return html`<div class="eko">
     <div class="row info">
-      <span>Turn ${view.turn} of ${view.max_turns}</span>
-      <span>Phase: ${String(view.phase).replaceAll("_", " ")}</span>
-      ${view.active !== null && view.active !== undefined && html`<span>Active: ${names(view.active)}</span>`}
-      ${view.emperor_swap && html`<span>Emperor swap: ${view.emperor_swap.answered?.length || 0} answered</span>`}
+      <span>${t("board.turn", { turn: view.turn, max: view.max_turns })}</span>
+      <span>${t("board.phase", { phase: phaseWord(view.phase) })}</span>
+      ${view.active !== null && view.active !== undefined && html`<span>${t("board.active", { name: names(view.active) })}</span>`}
+      ${view.emperor_swap && html`<span>${t("board.swap_answered", { count: view.emperor_swap.answered?.length || 0 })}</span>`}
     </div>
-    <svg class="hexmap" viewBox=${viewBox(keys, SIZE)} role="group" aria-label="Ekö board">
+    <svg class="hexmap" viewBox=${viewBox(keys, SIZE)} role="group" aria-label=${t("board.aria")}>
       ${keys.map((k) => {
         const s = spaces[k];
         const [x, y] = center(...parseKey(k), SIZE);
@@ -97,7 +98,7 @@ export function Board({ view, state, moves, selected, onSelect, onMove, names, b
         const isSource = sources.has(k);
         const isTarget = targets.has(k);
         const cls = `hex ${TERRAIN[s.type] || ""}${k === selected ? " selected" : ""}${isTarget ? " target" : ""}${isSource ? " source" : ""}${changed.has(k) ? " last-move" : ""}`;
-        const label = `${k}: ${TERRAIN_WORDS[s.type] || s.type}${stack ? `, ${names(stack.owner)}'s stack of ${stack.height}${stack.emperor ? " with the Emperor" : ""}` : ""}${b ? `, ${names(b.owner)}'s ${b.kind}` : ""}${isTarget ? ", a legal target" : ""}`;
+        const label = spaceLabel(k, s, names, isTarget);
         const interactive = isSource || isTarget;
         const only =
           isTarget && targets.get(k).length === 1
@@ -132,90 +133,141 @@ export function Board({ view, state, moves, selected, onSelect, onMove, names, b
     ${
       elsewhere.length > 0 &&
       html`<p class="board-actions">${html`<${Pick} id="actions" moves=${elsewhere} selected=${selected}
-      onSelect=${onSelect} onMove=${onMove} busy=${busy} describe=${describeMove} label="Other moves"><span class="pass">${elsewhere.length === 1 ? describeMove(elsewhere[0]) : "Other moves…"}</span><//>`}</p>`
+      onSelect=${onSelect} onMove=${onMove} busy=${busy} describe=${describeMove} label=${t("board.other_moves")}><span class="pass">${elsewhere.length === 1 ? describeMove(elsewhere[0]) : t("board.other_moves_more")}</span><//>`}</p>`
     }
-    <p class="muted hint">${you !== null ? "Your Emperor has a pink ring; Emperors have a gold ring. " : ""}${selected && selected !== "actions" ? `Stack ${selected} selected: its targets are outlined. Click one, or use the move list.` : "Select one of your stacks to see where it can go."}</p>
-    <table class="scores"><thead><tr><th>Player</th><th>Colour</th><th>VP</th><th>On board</th><th>Reserve</th><th>Prisoners</th><th>Buildings left</th></tr></thead>
+    <p class="muted hint">${you !== null ? `${t("hint.rings")} ` : ""}${selected && selected !== "actions" ? t("hint.selected", { space: selected }) : t("hint.select")}</p>
+    <p class="muted legend">${legend()}</p>
+    <table class="scores"><thead><tr><th>${t("table.player")}</th><th>${t("table.colour")}</th><th>${t("table.vp")}</th><th>${t("table.on_board")}</th><th>${t("table.reserve")}</th><th>${t("table.prisoners")}</th><th>${t("table.buildings_left")}</th></tr></thead>
       <tbody>${(view.seats || []).map(
         (
           s,
-        ) => html`<tr key=${s.seat}><td>${names(s.seat)}${s.status !== "active" ? ` (${s.status})` : ""}${s.has_palace ? " (palace)" : ""}</td>
-        <td><span class=${`swatch c-${s.color}`}></span> ${s.color}</td><td>${s.vp}</td><td>${s.discs_on_board}</td>
-        <td>${s.reserve?.discs ?? 0}${s.reserve?.emperor ? " (Emperor)" : ""}</td>
-        <td>${s.prisoners?.length ? s.prisoners.map((p) => `${names(p)}'s Emperor`).join(", ") : "—"}</td>
+        ) => html`<tr key=${s.seat}><td>${names(s.seat)}${s.status !== "active" ? ` ${statusWord(s.status)}` : ""}${s.has_palace ? ` ${t("table.palace")}` : ""}</td>
+        <td><span class=${`swatch c-${s.color}`}></span> ${colorWord(s.color)}</td><td>${s.vp}</td><td>${s.discs_on_board}</td>
+        <td>${s.reserve?.discs ?? 0}${s.reserve?.emperor ? ` ${t("table.reserve_emperor")}` : ""}</td>
+        <td>${s.prisoners?.length ? s.prisoners.map((p) => t("table.prisoner", { name: names(p) })).join(", ") : "—"}</td>
         <td>${Object.entries(s.supply || {})
-          .map(([k, v]) => `${v} ${k}`)
+          .map(([k, v]) => supplyWord(k, v))
           .join(", ")}</td></tr>`,
       )}</tbody></table>
   </div>`;
 }
 
 export function describeMove(m) {
+  const t = T();
   switch (m.type) {
     case "move":
-      return `Move ${m.from} → ${m.to}${m.expect && m.expect !== "simple" ? ` (${m.expect})` : ""}`;
+      return m.expect && m.expect !== "simple"
+        ? t("move.move.kind", { from: m.from, to: m.to, kind: expectWord(m.expect) })
+        : t("move.move", { from: m.from, to: m.to });
     case "construct":
-      return `Build a ${m.building} on ${m.space}, paid by ${m.from_stack}${m.sacrifice_emperor ? " with the Emperor" : ""}`;
+      return t(m.sacrifice_emperor ? "move.construct.emperor" : "move.construct", {
+        building: aBuilding(m.building),
+        space: m.space,
+        stack: m.from_stack,
+      });
     case "forced_march":
-      return "Forced march: box 3 reserve discs for a second action";
+      return t("move.forced_march");
     case "end_actions":
-      return "End actions";
+      return t("move.end_actions");
     case "reinforce":
-      return `Reinforce ${m.stack} with ${m.count} disc${m.count === 1 ? "" : "s"}${m.include_emperor ? " (the Emperor first)" : ""}`;
+      return t(m.include_emperor ? "move.reinforce.emperor" : "move.reinforce", { stack: m.stack, count: m.count });
     case "emperor_swap":
-      return m.with === null ? "Keep the Emperor where it is" : `Swap the Emperor with your disc at ${m.with}`;
+      return m.with === null ? t("move.emperor_swap.keep") : t("move.emperor_swap", { space: m.with });
     default:
       return JSON.stringify(m);
   }
 }
 
 export function describeEffect(e, n) {
+  const t = T();
   const d = e.data || {};
-  const who = d.seat !== undefined ? n(d.seat) : "";
+  const name = d.seat !== undefined ? n(d.seat) : t("event.someone");
   switch (e.kind) {
     case "turn_started":
-      return `Turn ${d.turn}: ${who} to play.`;
+      return t("event.turn_started", { turn: d.turn, name });
     case "stack_moved":
-      return `${who} moved ${d.from} → ${d.to}.`;
+      return t("event.stack_moved", { name, from: d.from, to: d.to });
     case "stacks_regrouped":
-      return `${who} regrouped ${d.from} onto ${d.to}.`;
+      return t("event.stacks_regrouped", { name, from: d.from, to: d.to });
     case "stack_attacked":
-      return `${who} attacked ${d.to ?? ""} from ${d.from ?? ""}${d.captured_emperor || d.emperor_captured ? ", capturing an Emperor" : ""}.`;
+      return t(d.captured_emperor || d.emperor_captured ? "event.stack_attacked.emperor" : "event.stack_attacked", {
+        name,
+        from: d.from ?? "",
+        to: d.to ?? "",
+      });
     case "kamikaze_struck":
-      return `${who} struck a kamikaze on ${d.to ?? ""}.`;
+      return t("event.kamikaze_struck", { name, to: d.to ?? "" });
     case "building_built":
-      return `${who} built a ${d.building ?? d.kind ?? "building"} on ${d.space ?? ""}.`;
+      return t("event.building_built", { name, building: aBuilding(d.building ?? d.kind), space: d.space ?? "" });
     case "forced_march":
-      return `${who} made a forced march.`;
+      return t("event.forced_march", { name });
     case "actions_ended":
-      return `${who} ended their actions.`;
+      return t("event.actions_ended", { name });
     case "reinforced":
-      return `${who} reinforced ${d.stack} with ${d.count}.`;
+      return t("event.reinforced", { name, stack: d.stack, count: d.count ?? 0 });
     case "no_legal_action":
-      return `${who} had no legal action.`;
+      return t("event.no_legal_action", { name });
     case "emperor_swap_answered":
-      return `${who} answered the Emperor swap.`;
+      return t("event.emperor_swap_answered", { name });
     case "emperor_swap_chosen":
-      return d.with ? `You chose to swap your Emperor with ${d.with}.` : "You kept your Emperor in place.";
+      return d.with ? t("event.emperor_swap_chosen", { space: d.with }) : t("event.emperor_swap_chosen.keep");
     case "emperor_swap_closed":
-      return "Every Emperor swap was revealed.";
+      return t("event.emperor_swap_closed");
     case "emperors_exchanged":
-      return "Two captured Emperors were exchanged.";
+      return t("event.emperors_exchanged");
     case "seat_eliminated":
-      return `${who} was eliminated.`;
+      return t("event.seat_eliminated", { name });
     case "seat_resigned":
-      return `${who} resigned.`;
+      return t("event.seat_resigned", { name });
     case "game_ended":
-      return `The game ended (${String(d.reason || "").replaceAll("_", " ")}).`;
+      return t("event.game_ended", { reason: resultWord(d.reason) });
     default:
-      return `${who ? `${who}: ` : ""}${e.kind.replaceAll("_", " ")}.`;
+      return t("event.other", { name, kind: e.kind.replaceAll("_", " ") });
   }
+}
+
+const EXPECTS = ["simple", "regroup", "attack", "kamikaze"];
+const expectWord = (x) => (EXPECTS.includes(x) ? T()(`expect.${x}`) : x);
+const PHASES = ["emperor_swap", "action", "action2", "post_action", "reinforcement", "finished"];
+const phaseWord = (p) => (PHASES.includes(p) ? T()(`phase.${p}`) : String(p));
+const STATUSES = ["eliminated", "resigned"];
+const statusWord = (s) => (STATUSES.includes(s) ? T()(`status.${s}`) : `(${s})`);
+const COLORS = ["sky", "ink", "violet", "grey"];
+const colorWord = (c) => (COLORS.includes(c) ? T()(`color.${c}`) : c);
+const RESULTS = ["vp_with_palace", "last_standing", "resignation", "turn_cap", "wipeout"];
+const resultWord = (r) => (RESULTS.includes(r) ? T()(`result.${r}`) : String(r || ""));
+const supplyWord = (kind, count) => (kind in BUILDING ? T()(`supply.${kind}`, { count }) : `${count} ${kind}`);
+
+// A space for a screen reader: its terrain, then the stack and building on it, then whether it is a target.
+function spaceLabel(k, s, names, isTarget) {
+  const t = T();
+  const parts = [t("space.label", { space: k, terrain: terrainWord(s.type) })];
+  const stack = s.stack;
+  if (stack)
+    parts.push(
+      t(stack.emperor ? "space.stack.emperor" : "space.stack", { name: names(stack.owner), count: stack.height }),
+    );
+  if (s.building)
+    parts.push(t("space.building", { name: names(s.building.owner), building: buildingWord(s.building.kind) }));
+  if (isTarget) parts.push(t("space.target"));
+  return parts.join(", ");
+}
+
+function legend() {
+  const t = T();
+  return [
+    `${BUILDING.camp} ${t("building.camp")}`,
+    `${BUILDING.tower} ${t("building.tower")}`,
+    `${BUILDING.castle} ${t("building.castle")}`,
+    `♔ ${t("piece.emperor")}`,
+    `● ${t("piece.stack")}: ${t("legend.height")}`,
+  ].join(" · ");
 }
 
 function seatExtra(view, seat) {
   const s = view?.seats?.[seat];
   return s
-    ? html` <span class=${`swatch c-${s.color}`} aria-hidden="true"></span> <span class="muted">${s.vp} VP</span>`
+    ? html` <span class=${`swatch c-${s.color}`} aria-hidden="true"></span> <span class="muted">${T()("seat.vp", { vp: s.vp })}</span>`
     : null;
 }
 

@@ -1,4 +1,5 @@
 // Axial hex coordinates ("q,r", pointy-top) to SVG positions, shared by Ekö and Ecos.
+import { gameT } from "../i18n.js";
 import { html } from "../ui.js";
 export const SQRT3 = Math.sqrt(3);
 export const parseKey = (k) => k.split(",").map(Number);
@@ -31,9 +32,11 @@ export function viewBox(keys, size) {
 
 // A hex with several moves, once selected: its moves in a small menu under the map, each with its
 // `data-move` (an SVG group cannot hold buttons). One move on a hex is made by clicking the hex.
-export function HexMenu({ id, moves, describe, onMove, busy }) {
+// `game` names the catalogue whose `board.choices_at` labels the menu (Ekö's or Ecos').
+export function HexMenu({ id, moves, describe, onMove, busy, game = "eko" }) {
   if (!id || !moves || moves.length < 2) return null;
-  return html`<div class="pick-menu hex-menu" role="menu" aria-label=${`Choices at ${id.replace(/^hex:/, "")}`}>
+  const label = gameT(game)("board.choices_at", { space: id.replace(/^hex:/, "") });
+  return html`<div class="pick-menu hex-menu" role="menu" aria-label=${label}>
     ${moves.map(
       (m) => html`<button type="button" role="menuitem" key=${JSON.stringify(m)} data-move=${JSON.stringify(m)}
       disabled=${busy} onClick=${() => onMove(m)}>${describe(m)}</button>`,
