@@ -68,6 +68,16 @@ def _balance_row(user: User, now: datetime) -> AwayBalance:
     return row
 
 
+def _locked_balance(user: User, now: datetime) -> AwayBalance:
+    """The user's balance row, locked: every writer of an absence takes this lock first, so they queue.
+
+    The row is made first if missing: a racing maker's INSERT waits for this one's transaction, then
+    reads the row without a lock, and would go on to touch the absence unlocked (a deadlock a racing
+    PUT, DELETE and sweep found); hence the lock is always taken after, by a locking read."""
+    _balance_row(user, now)
+    return AwayBalance.objects.select_for_update().get(user=user)
+
+
 def _accrued(row: AwayBalance, now: datetime) -> int:
     """The balance at ``now``: what was stored plus what accrued since, up to the cap."""
     config = _config()
@@ -137,7 +147,7 @@ def away_start(*, user: User, until: Any, now: datetime | None = None) -> Status
     now = now or timezone.now()
     until = _check_until(until, now)
     with transaction.atomic():
-        row = AwayBalance.objects.select_for_update().filter(user=user).first() or _balance_row(user, now)
+        row = _locked_balance(user, now)
         balance = _accrued(row, now)
         if (until - now).total_seconds() > balance:
             raise AwayTooLong(
@@ -184,7 +194,7 @@ def away_end(*, user: User, now: datetime | None = None) -> bool:
     now = now or timezone.now()
     with transaction.atomic():
         # The balance row first, as in `away_start`: the opposite order deadlocked a racing PUT and DELETE.
-        row = AwayBalance.objects.select_for_update().filter(user=user).first() or _balance_row(user, now)
+        row = _locked_balance(user, now)
         absence = Absence.objects.select_for_update().filter(user=user, ended_at__isnull=True).first()
         if absence is None:
             return False
