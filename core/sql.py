@@ -64,6 +64,35 @@ def hydrate(model: type[M], row: Sequence[Any], start: int = 0) -> M:
     return model.from_db(DEFAULT_DB_ALIAS, list(names), values)
 
 
+@cache
+def _field_converters(
+    model: type[Model], names: tuple[str, ...], vendor: str
+) -> tuple[tuple[Any, tuple[Converter, ...]], ...]:
+    all_names, converters = _converters(model, vendor)
+    return tuple(converters[all_names.index(name)] for name in names)
+
+
+def convert(model: type[Model], names: tuple[str, ...], values: Sequence[Any]) -> list[Any]:
+    """The raw ``values`` of ``model``'s fields ``names`` (attribute names), each through the same
+    converters as `hydrate`: what the ORM would have set on an instance, without building one."""
+    connection = connections[DEFAULT_DB_ALIAS]
+    out = []
+    for value, (col, funcs) in zip(values, _field_converters(model, names, connection.vendor), strict=True):
+        for func in funcs:
+            value = func(value, col, connection)
+        out.append(value)
+    return out
+
+
+def hydrate_fields(model: type[M], names: tuple[str, ...], values: Sequence[Any]) -> M:
+    """An instance of ``model`` with only the fields ``names`` loaded (attribute names, the primary
+    key among them), from their raw ``values``: each through the same converters as `hydrate`. The
+    other fields are deferred, as ``.only()`` leaves them: reading one is a query."""
+    converted = dict(zip(names, convert(model, names, values), strict=True))
+    order = [f.attname for f in model._meta.concrete_fields if f.attname in converted]  # from_db's order
+    return model.from_db(DEFAULT_DB_ALIAS, order, [converted[name] for name in order])
+
+
 def cursor() -> Any:
     """A cursor for the statements here: on PostgreSQL one that prepares them (each is parsed and
     planned once per connection, `core.postgresql`), elsewhere Django's own."""

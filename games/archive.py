@@ -24,6 +24,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from core.sql import columns, fetch, hydrate, table
 from games.models import ArchivedLog, Match, Record
 
 _FINISHED = (Match.Status.FINISHED, Match.Status.ABORTED)
@@ -73,13 +74,25 @@ def _archived(match_id: str) -> tuple[Record, ...]:
 def records(match: Match, *, after: int = 0, upto: int | None = None, limit: int | None = None) -> list[Record]:
     """Records ``after < seq <= upto`` of ``match`` in order (at most ``limit``), wherever they are."""
     if match.archived_at is None:
-        query = Record.objects.filter(match_id=match.id, seq__gt=after)
-        if upto is not None:
-            query = query.filter(seq__lte=upto)
-        query = query.order_by("seq")
-        return list(query[:limit] if limit is not None else query)
+        return _live_records(match.id, after, upto, limit)
     out = [r for r in _archived(match.id) if r.seq > after and (upto is None or r.seq <= upto)]
     return out[:limit] if limit is not None else out
+
+
+def _live_records(match_id: str, after: int, upto: int | None, limit: int | None) -> list[Record]:
+    """``Record.objects.filter(match_id=…, seq__gt=after[, seq__lte=upto]).order_by("seq")[:limit]``,
+    written once (`core.sql`: a prepared statement on PostgreSQL, rows hydrated as the ORM would):
+    ``GET events`` reads a whole log, and compiling the query cost more than reading it."""
+    sql = f"SELECT {columns(Record, 'r')} FROM {table(Record)} r WHERE r.match_id = %s AND r.seq > %s"
+    params: list[Any] = [match_id, after]
+    if upto is not None:
+        sql += " AND r.seq <= %s"
+        params.append(upto)
+    sql += " ORDER BY r.seq"
+    if limit is not None:
+        sql += " LIMIT %s"
+        params.append(limit)
+    return [hydrate(Record, row) for row in fetch(sql, params)]
 
 
 def archive(match_id: str) -> bool:

@@ -18,7 +18,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from games import selectors
+from games import selectors, sql
 from games.models import Match, Record, Seat
 from notify.inbox import notify
 from notify.models import Notification
@@ -177,21 +177,11 @@ def turns(user: Any) -> list[dict[str, Any]]:
     """The matches in which ``user`` has something to do now: the nearest deadline first, then the longest wait.
 
     Only the caller's own seats in active matches are read, and of them only the columns the answer
-    shows (no match row, no jsonb but `awaiting`)."""
-    rows = Seat.objects.filter(user=user, match__status=Match.Status.ACTIVE, resigned=False, bot="").values_list(
-        "index",
-        "deadline",
-        "match_id",
-        "match__game",
-        "match__version",
-        "match__awaiting",
-        "match__timer_deadline",
-        "match__updated_at",
-    )
+    shows (no match row, no jsonb but `awaiting`), by a prepared statement (`games.sql.waiting_seats`)."""
     out = [
-        (deadline or timer, updated, match_id, game, version, index)
-        for index, deadline, match_id, game, version, awaiting, timer, updated in rows
-        if index in (awaiting or [])
+        (seat.deadline or match.timer_deadline, match.updated_at, match.id, match.game, match.version, seat.index)
+        for seat, match in sql.waiting_seats(user.pk)
+        if seat.index in (match.awaiting or [])
     ]
     far = timezone.now().replace(year=9999)
     out.sort(key=lambda t: (t[0] or far, t[1]))

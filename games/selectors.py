@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import secrets
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet, Subquery
+from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -247,18 +247,62 @@ def timeline(match: Match, seat: int | None, *, after: int = 0, limit: int = 100
     return out
 
 
+#: The columns a match summary shows (`api.representations.match_summary`), of the match, its
+#: creator and its rematch: a list reads only these (a user row is twenty columns, its preferences
+#: JSON among them, for a name).
+SUMMARY_FIELDS = (
+    *(
+        f.name
+        for f in Match._meta.concrete_fields
+        if f.name not in ("rules_version", "updated_at", "timer_key", "invite_code", "archived_at")
+    ),
+    "created_by__username",
+    "created_by__deleted_at",
+    "rematch__id",
+)
+
+
+def for_summaries(qs: QuerySet[Match]) -> QuerySet[Match]:
+    """``qs`` reading what a list of summaries shows, and nothing else: the creator's public name and
+    the rematch's id by a join, only the columns shown (`SUMMARY_FIELDS`). The seats are left out:
+    `with_seats` reads the page's at once."""
+    return qs.select_related("created_by", "rematch").only(*SUMMARY_FIELDS)
+
+
 def match_list(*, user: User, mine: bool = False) -> QuerySet[Match]:
     """Matches the caller may list: every public match, and private ones it sits in (filters: api).
     ``mine``: only those it sits in, every one of which it may see (a seat passes every part of
     the visibility rule), so the rule's subqueries are neither built nor run."""
-    qs = Match.objects.select_related("created_by", "rematch").prefetch_related(
-        Prefetch("seats", queryset=Seat.objects.select_related("user").order_by("index"))
-    )
+    qs = for_summaries(Match.objects.all())
     if mine:
         qs = qs.filter(Exists(Seat.objects.filter(match=OuterRef("pk"), user=user)))
     else:
         qs = qs.filter(_visible_q(user))
     return qs.order_by("-created_at", "id")
+
+
+def with_seats(matches: Iterable[Match]) -> list[Match]:
+    """The matches, each with ``listed_seats``: its seats in order (`sql.ListedSeat`), with their
+    players' public names, read for the whole page in one statement (`games.sql.seats_of`). A list
+    of summaries shows every seat of every match; the lists' querysets leave the seats out so that
+    only a page's are read (``user_matches(result=…)`` reads whole lists), and the ORM's prefetch
+    cost more than the summaries themselves. A match whose seats were prefetched keeps those."""
+    matches = list(matches)
+    wanted = [m.pk for m in matches if "seats" not in getattr(m, "_prefetched_objects_cache", {})]
+    seats = sql.seats_of(wanted)
+    wanted_ids = set(wanted)
+    for match in matches:
+        if match.pk in wanted_ids:
+            match.listed_seats = seats.get(match.pk, [])  # type: ignore[attr-defined]
+    return matches
+
+
+def seats_shown(match: Match) -> list[Seat] | list[sql.ListedSeat]:
+    """The seats a summary shows: those `with_seats` read, else ``match.seats.all()``."""
+    listed: list[sql.ListedSeat] | None = getattr(match, "listed_seats", None)
+    if listed is not None:
+        return listed
+    return list(match.seats.all())
 
 
 def record_for_viewer(rules: Rules[Any, Any, Any] | None, record: Record, seat: int | None) -> dict[str, Any]:
@@ -304,13 +348,23 @@ def _without_deleted_names(data: dict[str, Any], seat: int | None, deleted: set[
         data["by"] = DELETED
 
 
+def match_and_seat_of(match_id: str, user: User | None) -> Match:
+    """The match row alone, annotated with ``caller_seat`` (the user's seat index or None), in one
+    prepared statement: what ``GET events`` needs (no seats, no creator, no records)."""
+    user_id = user.pk if user is not None and user.is_authenticated else None
+    match, seat, _ = sql.match_with_seat_of(match_id, user_id)
+    match.caller_seat = seat  # type: ignore[attr-defined]
+    return match
+
+
 def event_list(*, match: Match, user: User | None, after: int = 0, limit: int = 500) -> list[dict[str, Any]]:
-    seat = seat_index_of(match, user)
+    """The records after ``after`` as ``user``'s seat may see them (a spectator's view when not
+    seated). ``match.caller_seat``, when `match_and_seat_of` read it, is ``user``'s seat."""
+    seat: int | None = match.caller_seat if hasattr(match, "caller_seat") else seat_index_of(match, user)
     rules = replay.rules_for(match)
     records = archive.records(match, after=after, limit=limit)
     events = [record_for_viewer(rules, r, seat) for r in records]
-    deleted = deleted_seats(match)
-    creator_deleted = match.created_by.deleted_at is not None
+    deleted, creator_deleted = sql.deleted_in(match.pk, match.created_by_id) if records else (set(), False)
     if deleted or creator_deleted:
         for event, record in zip(events, records, strict=True):
             _without_deleted_names(event["data"], record.seat, deleted, creator_deleted)
@@ -353,28 +407,21 @@ def match_export(match: Match) -> dict[str, Any]:
     }
 
 
-def user_profile(username: str) -> tuple[User, dict[str, int], QuerySet[Match]]:
+def user_profile(username: str) -> tuple[User, dict[str, int], QuerySet[Match], dict[str, dict[str, Any]]]:
     """A public profile, the same for every viewer: the active user, their counts of the matches
-    anyone may see (played, active, won) and their recent ones (the visibility rule for no one)."""
+    anyone may see (played, active, won), their recent ones (the visibility rule for no one) and
+    their statistics (`user_stats`). The finished matches are read once, for the counts and the
+    statistics (one seat per user and match: a row is a match)."""
     user = user_get(username)
+    finished = finished_rows(user)
     mine = Match.objects.filter(Exists(Seat.objects.filter(match=OuterRef("pk"), user=user))).filter(_visible_q(None))
-    counts = mine.aggregate(
-        played=Count("id", filter=Q(status=Match.Status.FINISHED)),
-        active=Count("id", filter=Q(status=Match.Status.ACTIVE)),
-    )
-    finished = (
-        Seat.objects.filter(user=user, match__status=Match.Status.FINISHED)
-        .filter(visible_to(None))
-        .values_list("index", "match__result")
-    )
-    counts["won"] = sum(1 for index, result in finished if index in (result or {}).get("winners", []))
-    recent = (
-        mine.filter(status=Match.Status.FINISHED)
-        .select_related("created_by", "rematch")
-        .prefetch_related("seats__user")
-        .order_by("-finished_at")[:10]
-    )
-    return user, counts, recent
+    counts = {
+        "played": len(finished),
+        "active": mine.filter(status=Match.Status.ACTIVE).count(),
+        "won": sum(1 for _, index, result in finished if index in (result or {}).get("winners", [])),
+    }
+    recent = for_summaries(mine).filter(status=Match.Status.FINISHED).order_by("-finished_at")[:10]
+    return user, counts, recent, user_stats(user, rows=finished)
 
 
 # --- players: visibility, invitations, history, statistics -----------------------------------------
@@ -501,7 +548,7 @@ def invitation_list(user: User) -> QuerySet[Invitation]:
         Invitation.objects.filter(
             user=user, status=Invitation.Status.PENDING, match__status=Match.Status.OPEN, delivered=True
         )
-        .select_related("invited_by", "match__created_by")
+        .select_related("invited_by", "match__created_by", "match__rematch")
         .prefetch_related(Prefetch("match__seats", queryset=Seat.objects.select_related("user").order_by("index")))
         .order_by("-created_at", "-id")
     )
@@ -544,20 +591,19 @@ def user_matches(
     user: User, viewer: User | None, *, game: str | None = None, status: str | None = None, result: str | None = None
 ) -> QuerySet[Match] | list[Match]:
     """``user``'s matches ``viewer`` may see, newest first (a query to page in the database); ``result``
-    filters finished ones by outcome (then a list: the outcome is read from each result)."""
-    seats = Seat.objects.filter(user=user).select_related("match")
-    qs = Match.objects.filter(Exists(seats.filter(match=OuterRef("pk")))).filter(_visible_q(viewer))
+    filters finished ones by outcome (then a list: the outcome is read from each result). One's own
+    history needs no visibility rule: a seat passes every part of it (as ``match_list(mine=True)``)."""
+    qs = Match.objects.filter(Exists(Seat.objects.filter(match=OuterRef("pk"), user=user)))
+    own = viewer is not None and viewer.is_authenticated and viewer.pk == user.pk
+    if not own:
+        qs = qs.filter(_visible_q(viewer))
     if game:
         qs = qs.filter(game=game)
     if status:
         qs = qs.filter(status=status)
     if result:
         qs = qs.filter(status=Match.Status.FINISHED)
-    qs = (
-        qs.select_related("created_by", "rematch")
-        .prefetch_related(Prefetch("seats", queryset=Seat.objects.select_related("user").order_by("index")))
-        .order_by("-created_at", "-id")
-    )
+    qs = for_summaries(qs).order_by("-created_at", "-id")
     if not result:
         return qs
     matches = list(qs)
@@ -567,15 +613,27 @@ def user_matches(
     return matches
 
 
-def user_stats(user: User, viewer: User | None = None) -> dict[str, dict[str, Any]]:
-    """Per game, over the finished matches ``viewer`` may see (None: anyone, as on a public profile):
-    played, won, drawn, lost, average placement (1 = first), average score, longest winning streak."""
-    rows = (
+FinishedRow = tuple[str, int, dict[str, Any] | None]  # (game, the user's seat index, result)
+
+
+def finished_rows(user: User, viewer: User | None = None) -> list[FinishedRow]:
+    """``user``'s finished matches that ``viewer`` may see (None: anyone), oldest first, as
+    ``(game, seat index, result)``: what the statistics and the profile's counts are made of."""
+    return list(
         Seat.objects.filter(user=user, match__status=Match.Status.FINISHED)
         .filter(visible_to(viewer))
         .order_by("match__finished_at", "match_id")
         .values_list("match__game", "index", "match__result")
     )
+
+
+def user_stats(
+    user: User, viewer: User | None = None, rows: list[FinishedRow] | None = None
+) -> dict[str, dict[str, Any]]:
+    """Per game, over the finished matches ``viewer`` may see (None: anyone, as on a public profile):
+    played, won, drawn, lost, average placement (1 = first), average score, longest winning streak.
+    ``rows``: `finished_rows` already read for the same viewer (the profile reads them once)."""
+    rows = finished_rows(user, viewer) if rows is None else rows
     out: dict[str, dict[str, Any]] = {}
     streaks: dict[str, int] = {}
     for game, index, result in rows:

@@ -10,13 +10,16 @@ differ, both are in the function that builds the statement.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.utils.translation import gettext as _
 
+from accounts.models import User
 from core.errors import NotFound
-from core.sql import columns, fetch, for_update, hydrate, table, width
+from core.sql import columns, convert, fetch, for_update, hydrate, hydrate_fields, table, width
 from games.models import Match, Record, Seat
 
 
@@ -81,3 +84,112 @@ def record_tail() -> str:
         f", (SELECT json_agg(json_build_array(r.{quote('type')}, r.seat, r.move) ORDER BY r.seq)"
         f" FROM {quote(Record._meta.db_table)} r WHERE r.match_id = m.id AND r.seq > %s AND r.seq <= m.version)"
     )
+
+
+@dataclass(slots=True)
+class ListedSeat:
+    """A seat as a list of match summaries shows it (``SeatSerializer``'s fields), its player's
+    public name already resolved: a page has a hundred seats or more, and a model instance for each
+    seat and each player cost more than the rest of the summary."""
+
+    match_id: str
+    index: int
+    username: str | None  # the public name: "deleted player" for a deleted account; None: no user
+    bot: str
+    resigned: bool
+    deadline: datetime | None
+    bank_ms: int | None
+    consecutive_timeouts: int
+    away_until: datetime | None
+    caretaker: bool
+
+
+_SEAT_FIELDS = (
+    "match_id",
+    "index",
+    "bot",
+    "resigned",
+    "deadline",
+    "bank_ms",
+    "consecutive_timeouts",
+    "away_until",
+    "caretaker",
+    "user_id",
+)
+_USER_FIELDS = ("username", "deleted_at")
+
+
+def seats_of(match_ids: Sequence[str]) -> dict[str, list[ListedSeat]]:
+    """The seats of these matches, in ``index`` order per match, with their players' public names,
+    in one statement. Every list of match summaries shows every seat of every match on its page:
+    the ORM's prefetch (``Prefetch("seats", Seat.objects.select_related("user"))``) compiled the
+    query, built whole user rows and a queryset per match, most of a page's time (issue 31)."""
+    if not match_ids:
+        return {}
+    from accounts.usernames import DELETED  # `User.public_name`'s word
+
+    connection = connections[DEFAULT_DB_ALIAS]
+    quote = connection.ops.quote_name
+    params: list[Any]
+    if connection.vendor == "postgresql":
+        where, params = "s.match_id = ANY(%s)", [list(match_ids)]
+    else:
+        where, params = f"s.match_id IN ({', '.join(['%s'] * len(match_ids))})", list(match_ids)
+    column = {f.attname: f.column for f in Seat._meta.concrete_fields}
+    seat_columns = ", ".join(f"s.{quote(column[name])}" for name in _SEAT_FIELDS)
+    rows = fetch(
+        f"SELECT {seat_columns}, u.{quote('username')}, u.{quote('deleted_at')}"
+        f" FROM {table(Seat)} s LEFT JOIN {table(User)} u ON u.id = s.user_id"
+        f" WHERE {where} ORDER BY s.match_id, s.{quote('index')}",
+        params,
+    )
+    width_ = len(_SEAT_FIELDS)
+    out: dict[str, list[ListedSeat]] = {}
+    for row in rows:
+        fields = convert(Seat, _SEAT_FIELDS, row[:width_])
+        match_id, index, bot, resigned, deadline, bank_ms, timeouts, away_until, caretaker, user_id = fields
+        username = None
+        if user_id is not None:  # else an empty seat, or a bot's
+            name, deleted_at = convert(User, _USER_FIELDS, row[width_:])
+            username = DELETED if deleted_at is not None else name
+        seat = ListedSeat(match_id, index, username, bot, resigned, deadline, bank_ms, timeouts, away_until, caretaker)
+        out.setdefault(match_id, []).append(seat)
+    return out
+
+
+def deleted_in(match_id: str, created_by_id: int) -> tuple[set[int], bool]:
+    """The seats of the match whose account was deleted, and whether its creator's was, in one
+    statement (the records name them: a deleted player's old name is never shown)."""
+    quote = connections[DEFAULT_DB_ALIAS].ops.quote_name
+    users = table(User)
+    rows = fetch(
+        f"SELECT s.{quote('index')} FROM {table(Seat)} s JOIN {users} u ON u.id = s.user_id"
+        f" WHERE s.match_id = %s AND u.deleted_at IS NOT NULL"
+        f" UNION ALL SELECT -1 FROM {users} u WHERE u.id = %s AND u.deleted_at IS NOT NULL",
+        [match_id, created_by_id],
+    )
+    seats = {index for (index,) in rows}
+    creator = -1 in seats
+    seats.discard(-1)
+    return seats, creator
+
+
+def waiting_seats(user_id: int) -> list[tuple[Seat, Match]]:
+    """``Seat.objects.filter(user=…, match__status="active", resigned=False, bot="")`` with the
+    match columns ``GET me/turns`` shows (``game``, ``version``, ``awaiting``, ``timer_deadline``,
+    ``updated_at``), in one prepared statement: clients poll it, and only the caller's own seats
+    are read (the seat's user index), however many matches there are."""
+    quote = connections[DEFAULT_DB_ALIAS].ops.quote_name
+    rows = fetch(
+        f"SELECT s.id, s.match_id, s.{quote('index')}, s.deadline, m.game, m.version, m.awaiting,"
+        f" m.timer_deadline, m.updated_at FROM {table(Seat)} s JOIN {table(Match)} m ON m.id = s.match_id"
+        f" WHERE s.user_id = %s AND m.status = %s AND s.resigned = %s AND s.bot = %s"
+        f" ORDER BY s.match_id, s.{quote('index')}",  # the model's order: ties keep it
+        [user_id, Match.Status.ACTIVE.value, False, ""],
+    )
+    seat_fields = ("id", "match_id", "index", "deadline")
+    match_fields = ("id", "game", "version", "awaiting", "timer_deadline", "updated_at")
+    return [
+        (hydrate_fields(Seat, seat_fields, row[:4]), hydrate_fields(Match, match_fields, (row[1], *row[4:])))
+        for row in rows
+    ]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.utils import translation
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
@@ -17,6 +19,7 @@ from accounts import services
 from accounts.models import Rating, User
 from api import ratelimit
 from api.authentication import caller
+from api.representations import match_summaries
 from api.serializers import MatchSerializer, OutputModelSerializer, ProblemSerializer
 from core.errors import InvalidRequest
 from games import selectors
@@ -120,6 +123,21 @@ class RatingSerializer(OutputModelSerializer):
     class Meta:
         model = Rating
         fields = ["game", "mu", "sigma", "ordinal", "matches", "rating", "rank", "provisional"]
+
+
+def rating_json(rating: Rating) -> dict[str, Any]:
+    """One rating as ``RatingSerializer`` shows it (it documents the answer), without building a
+    model serializer's fields on every profile read."""
+    return {
+        "game": rating.game,
+        "mu": float(rating.mu),
+        "sigma": float(rating.sigma),
+        "ordinal": float(rating.ordinal),
+        "matches": int(rating.matches),
+        "rating": float(rating.rating),
+        "rank": int(rating.rank) if rating.rank is not None else None,
+        "provisional": bool(rating.provisional),
+    }
 
 
 class GameStatsSerializer(serializers.Serializer):
@@ -234,14 +252,14 @@ class UserDetailApi(APIView):
 
     @extend_schema(operation_id="user_read", tags=["accounts"], responses={200: OutputSerializer, 404: P})
     def get(self, request: Request, username: str) -> Response:
-        user, counts, recent = selectors.user_profile(username)
+        user, counts, recent, stats = selectors.user_profile(username)
         body = {
             "username": user.username,
             "display_name": user.display_name,
             "date_joined": user.date_joined,
-            "ratings": RatingSerializer(user.ratings.all(), many=True).data,
+            "ratings": [rating_json(r) for r in user.ratings.all()],
             "counts": counts,
-            "stats": selectors.user_stats(user),
-            "recent_matches": MatchSerializer(recent, many=True).data,
+            "stats": stats,
+            "recent_matches": match_summaries(recent),
         }
         return Response(body)  # already serialized; OutputSerializer documents it

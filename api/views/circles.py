@@ -13,6 +13,7 @@ from rest_framework.views import APIView
 
 from accounts.models import User
 from api.authentication import caller
+from api.representations import match_summary
 from api.serializers import MatchSerializer, ProblemSerializer
 from circles import selectors, services
 from circles.models import Block
@@ -137,5 +138,5 @@ class MeFeedApi(APIView):
         out = []
         for match, event, at in games.feed(ids, days=settings.TABULA_FEED_DAYS):
             players = [s.user.username for s in match.seats.all() if s.user_id in ids and s.user is not None]
-            out.append({"event": event, "at": at, "players": players, "match": MatchSerializer(match).data})
+            out.append({"event": event, "at": at, "players": players, "match": match_summary(match)})
         return Response(out)  # already serialized; FeedEntrySerializer documents it

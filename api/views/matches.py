@@ -11,6 +11,7 @@ from django.db.models import Count, Exists, F, OuterRef, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.http import HttpResponse
 from django.utils.translation import gettext as _
+from django_filters.utils import translate_validation
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import generics, serializers, status
@@ -21,6 +22,7 @@ from rest_framework.views import APIView
 
 from api import idempotency
 from api.authentication import caller, viewer
+from api.representations import match_summaries, match_summary
 from api.schema import MoveJSONField, OptionsJSONField, OptionValueField, StateJSONField
 from api.serializers import EventSerializer, MatchSerializer, ProblemSerializer, TimeControlSerializer
 from core.errors import Forbidden, InvalidRequest, NotFound
@@ -194,7 +196,19 @@ class MatchListCreateApi(generics.ListAPIView):
 
     @extend_schema(operation_id="matches_list", tags=["matches"])
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        return super().get(request, *args, **kwargs)
+        # ListAPIView.list with one FilterSet (the filter backend and get_queryset built one each, and
+        # `mine` ran twice) and the plain summaries: MatchSerializer only documents the page. (A comment:
+        # drf-spectacular would publish a docstring as the operation's description.)
+        filterset = MatchFilter(request.query_params, queryset=Match.objects.none(), request=request)
+        if not filterset.is_valid():
+            raise translate_validation(filterset.errors)  # as DjangoFilterBackend: a 400 problem
+        mine = filterset.form.cleaned_data.get("mine") is True
+        filterset.form.cleaned_data["mine"] = None  # applied by the selector, without the visibility rule
+        matches = filterset.filter_queryset(selectors.match_list(user=caller(request), mine=mine))
+        page = self.paginate_queryset(matches)
+        if page is None:
+            return Response(match_summaries(matches))
+        return self.get_paginated_response(match_summaries(page))
 
     @extend_schema(
         operation_id="matches_create",
@@ -216,7 +230,7 @@ class MatchListCreateApi(generics.ListAPIView):
         data = MatchCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         match = lobby.match_create(user=caller(request), **data.validated_data)
-        return Response(MatchSerializer(selectors.match_get(match.id)).data, status=status.HTTP_201_CREATED)
+        return Response(match_summary(selectors.match_get(match.id)), status=status.HTTP_201_CREATED)
 
 
 class MatchDetailApi(APIView):
@@ -230,7 +244,7 @@ class MatchDetailApi(APIView):
     )
     def get(self, request: Request, match_id: str) -> Response:
         match = selectors.match_get_for(match_id, viewer(request), invite_code(request))
-        return Response(MatchSerializer(match).data)
+        return Response(match_summary(match))
 
 
 class MatchJoinApi(APIView):
@@ -252,7 +266,7 @@ class MatchJoinApi(APIView):
         data.is_valid(raise_exception=True)
         selectors.require_visible(match_id, caller(request), data.validated_data["code"] or None)
         lobby.match_join(match_id=match_id, user=caller(request), seat=data.validated_data["seat"])
-        return Response(MatchSerializer(selectors.match_get(match_id)).data)
+        return Response(match_summary(selectors.match_get(match_id)))
 
 
 class MatchLeaveApi(APIView):
@@ -265,7 +279,7 @@ class MatchLeaveApi(APIView):
     def post(self, request: Request, match_id: str) -> Response:
         selectors.require_visible(match_id, caller(request))
         lobby.match_leave(match_id=match_id, user=caller(request))
-        return Response(MatchSerializer(selectors.match_get(match_id)).data)
+        return Response(match_summary(selectors.match_get(match_id)))
 
 
 class MatchResignApi(APIView):
@@ -278,7 +292,7 @@ class MatchResignApi(APIView):
     def post(self, request: Request, match_id: str) -> Response:
         selectors.require_visible(match_id, caller(request))
         play.match_resign(match_id=match_id, user=caller(request))
-        return Response(MatchSerializer(selectors.match_get(match_id)).data)
+        return Response(match_summary(selectors.match_get(match_id)))
 
 
 class MatchBotAddApi(APIView):
@@ -298,7 +312,7 @@ class MatchBotAddApi(APIView):
         data = self.InputSerializer(data=request.data or {})
         data.is_valid(raise_exception=True)
         lobby.bot_add(match_id=match_id, user=caller(request), **data.validated_data)
-        return Response(MatchSerializer(selectors.match_get(match_id)).data)
+        return Response(match_summary(selectors.match_get(match_id)))
 
 
 class MatchStateApi(APIView):
@@ -523,7 +537,10 @@ class EventListApi(APIView):
         limit = serializers.IntegerField(min_value=1, max_value=settings.TABULA_EVENTS_MAX_PAGE_SIZE).run_validation(
             params.get("limit", settings.TABULA_EVENTS_PAGE_SIZE)
         )
-        match = selectors.match_get_for(match_id, viewer(request), invite_code(request))
+        match = selectors.match_and_seat_of(match_id, viewer(request))  # one statement; seated: visible
+        seated = getattr(match, "caller_seat", None) is not None
+        if not seated and not selectors.match_visible_to(match, viewer(request), invite_code(request)):
+            raise NotFound(_("No match %(id)s.") % {"id": repr(match_id)})
         events = selectors.event_list(match=match, user=viewer(request), after=after, limit=limit + 1)
         headers = {}
         if len(events) > limit:

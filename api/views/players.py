@@ -21,6 +21,7 @@ from accounts import services as account_services
 from accounts.models import ApiToken, Rating
 from api import ratelimit
 from api.authentication import caller, current_token, viewer
+from api.representations import drf_datetime, match_summaries, match_summary
 from api.serializers import MatchSerializer, OutputModelSerializer, ProblemSerializer
 from core.errors import NotFound
 from games import selectors
@@ -136,6 +137,18 @@ class InvitationSerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
 
 
+def invitation_json(invitation: Invitation) -> dict[str, Any]:
+    """One of the caller's invitations as ``InvitationSerializer`` shows it (it documents the answer):
+    the match's summary is built by ``match_summary``, not by a nested ``MatchSerializer``."""
+    return {
+        "match": match_summary(invitation.match),
+        "invited_by": invitation.invited_by.public_name,
+        "seat": invitation.seat,
+        "status": str(invitation.status),
+        "created_at": drf_datetime(invitation.created_at),
+    }
+
+
 class MatchInvitationSerializer(serializers.Serializer):
     username = serializers.CharField(source="user.public_name")
     invited_by = serializers.CharField(source="invited_by.public_name")
@@ -149,7 +162,7 @@ class MeInvitationsApi(APIView):
         operation_id="me_invitations", tags=["matches"], responses={200: InvitationSerializer(many=True), 401: P}
     )
     def get(self, request: Request) -> Response:
-        return Response(InvitationSerializer(selectors.invitation_list(caller(request)), many=True).data)
+        return Response([invitation_json(i) for i in selectors.invitation_list(caller(request))])
 
 
 class MatchInvitationsApi(APIView):
@@ -214,7 +227,7 @@ class MatchRematchApi(APIView):
         user = caller(request)
         selectors.require_visible(match_id, user)
         match = lobby.match_rematch(match_id=match_id, user=user)
-        return Response(MatchSerializer(selectors.match_get(match.id)).data, status=status.HTTP_201_CREATED)
+        return Response(match_summary(selectors.match_get(match.id)), status=status.HTTP_201_CREATED)
 
 
 class InviteCodeApi(APIView):
@@ -233,7 +246,7 @@ class InviteCodeApi(APIView):
     def post(self, request: Request) -> Response:
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        return Response(MatchSerializer(selectors.match_by_invite_code(data.validated_data["code"])).data)
+        return Response(match_summary(selectors.match_by_invite_code(data.validated_data["code"])))
 
 
 # --- leaderboards and ratings ------------------------------------------------------------------------
@@ -397,7 +410,7 @@ class UserMatchesApi(APIView):
             {
                 "count": count,
                 "next": offset + limit if offset + limit < count else None,
-                "results": MatchSerializer(page, many=True).data,
+                "results": match_summaries(page),
             }
         )
 
@@ -427,7 +440,7 @@ class UserExportApi(APIView):
         def lines() -> Iterator[bytes]:
             for match_id in ids:
                 match = selectors.match_get(match_id)
-                line = {"summary": MatchSerializer(match).data, **selectors.match_export(match)}
+                line = {"summary": match_summary(match), **selectors.match_export(match)}
                 yield json.dumps(line, default=str, separators=(",", ":")).encode() + b"\n"
 
         response = StreamingHttpResponse(lines(), content_type="application/x-ndjson")

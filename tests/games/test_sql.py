@@ -14,6 +14,7 @@ from accounts.models import ApiToken
 from core import sql
 from core.errors import NotFound
 from games import replay, selectors
+from games import sql as games_sql
 from games.models import Match, Seat
 from games.services import lobby, play, writes
 from notify import fanout, inbox
@@ -359,3 +360,81 @@ def test_only_a_lock_that_replays_reads_the_records(match):
     plain, replaying = (q["sql"] for q in queries.captured_queries)
     assert "games_record" not in plain
     assert ("games_record" in replaying) == (connection.vendor == "postgresql")
+
+
+@pytest.mark.django_db
+def test_the_seats_of_a_page_are_the_orm_ones_with_their_players_names(match, make_user, django_assert_num_queries):
+    other = lobby.match_create(user=make_user("dora"), game="ekko", players=3, bots=[{"seat": 2, "level": "random"}])
+    bob = Seat.objects.get(match=match, index=1).user
+    bob.deleted_at = timezone.now()
+    bob.save(update_fields=["deleted_at"])
+    ids = [match.id, other.id, "no-such-match"]
+    with django_assert_num_queries(1):
+        read = games_sql.seats_of(ids)
+    assert set(read) == {match.id, other.id}
+    for mid in (match.id, other.id):
+        orm = [
+            games_sql.ListedSeat(
+                s.match_id,
+                s.index,
+                s.user.public_name if s.user else None,
+                s.bot,
+                s.resigned,
+                s.deadline,
+                s.bank_ms,
+                s.consecutive_timeouts,
+                s.away_until,
+                s.caretaker,
+            )
+            for s in Seat.objects.filter(match_id=mid).select_related("user").order_by("index")
+        ]
+        assert read[mid] == orm
+    assert [s.username for s in read[match.id]] == ["alice", "deleted player"]
+    assert [s.username for s in read[other.id]] == ["dora", None, None]  # an empty seat and a bot's
+    assert any(s.deadline is not None and s.deadline.tzinfo is not None for s in read[match.id])
+    assert games_sql.seats_of([]) == {}
+
+
+@pytest.mark.django_db
+def test_deleted_players_are_found_in_one_statement(match, django_assert_num_queries):
+    assert games_sql.deleted_in(match.id, match.created_by_id) == (set(), False)
+    bob = Seat.objects.get(match=match, index=1).user
+    bob.deleted_at = timezone.now()
+    bob.save(update_fields=["deleted_at"])
+    with django_assert_num_queries(1):
+        assert games_sql.deleted_in(match.id, match.created_by_id) == ({1}, False)
+    assert games_sql.deleted_in(match.id, bob.pk) == ({1}, True)
+
+
+@pytest.mark.django_db
+def test_the_waiting_seats_are_the_orm_ones(match):
+    alice = match.created_by
+    read = games_sql.waiting_seats(alice.pk)
+    orm = Seat.objects.filter(user=alice, match__status=Match.Status.ACTIVE, resigned=False, bot="").values_list(
+        "index",
+        "deadline",
+        "match_id",
+        "match__game",
+        "match__version",
+        "match__awaiting",
+        "match__timer_deadline",
+        "match__updated_at",
+    )
+    assert [
+        (s.index, s.deadline, m.id, m.game, m.version, m.awaiting, m.timer_deadline, m.updated_at) for s, m in read
+    ] == list(orm)
+    assert read and isinstance(read[0][1].awaiting, list)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("after", "upto", "limit"), [(0, None, None), (2, None, 3), (1, 4, None), (0, 3, 2)])
+def test_a_live_log_reads_as_the_orm_reads_it(match, after, upto, limit):
+    from games import archive
+    from games.models import Record
+
+    query = Record.objects.filter(match_id=match.id, seq__gt=after)
+    if upto is not None:
+        query = query.filter(seq__lte=upto)
+    orm = list(query.order_by("seq")[:limit] if limit is not None else query.order_by("seq"))
+    read = archive.records(match, after=after, upto=upto, limit=limit)
+    assert orm and [_fields(r) for r in read] == [_fields(r) for r in orm]
