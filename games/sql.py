@@ -20,7 +20,7 @@ from django.utils.translation import gettext as _
 from accounts.models import User
 from core.errors import NotFound
 from core.sql import columns, convert, fetch, for_update, hydrate, hydrate_fields, table, width
-from games.models import Match, Record, Seat
+from games.models import Absence, Match, Record, Seat
 
 
 def lock(match_id: str) -> Match:
@@ -193,3 +193,32 @@ def waiting_seats(user_id: int) -> list[tuple[Seat, Match]]:
         (hydrate_fields(Seat, seat_fields, row[:4]), hydrate_fields(Match, match_fields, (row[1], *row[4:])))
         for row in rows
     ]
+
+
+def records_since_own(match_id: str, seat: int, end: int, cap: int) -> tuple[list[Record], int]:
+    """The records after ``seat``'s latest move or timeout before ``end`` and before ``end`` itself,
+    the latest ``cap`` of them newest first, and that move's ``seq`` (0: none): `since_your_last` in
+    one statement. The ORM built it with the same subquery twice, and compiling that was a quarter
+    of the front's CPU per move."""
+    own = (
+        f"SELECT COALESCE(MAX(o.seq), 0) AS seq FROM {table(Record)} o"
+        f" WHERE o.match_id = %s AND o.seat = %s AND o.seq < %s AND o.{_quote('type')} IN (%s, %s)"
+    )
+    rows = fetch(
+        f"WITH own AS ({own}) SELECT own.seq, {columns(Record, 'r')} FROM own"
+        f" LEFT JOIN {table(Record)} r ON r.match_id = %s AND r.seq < %s AND r.seq > own.seq"
+        f" ORDER BY r.seq DESC LIMIT %s",
+        [match_id, seat, end, Record.Type.MOVE.value, Record.Type.TIMEOUT.value, match_id, end, cap],
+    )
+    found = [hydrate(Record, row, 1) for row in rows if row[1] is not None]
+    return found, rows[0][0]
+
+
+def is_away(user_id: int) -> bool:
+    """``Absence.objects.filter(user=user, ended_at__isnull=True).exists()``: every move asks it."""
+    sql = f"SELECT 1 FROM {table(Absence)} a WHERE a.user_id = %s AND a.ended_at IS NULL LIMIT 1"
+    return bool(fetch(sql, [user_id]))
+
+
+def _quote(name: str) -> str:
+    return connections[DEFAULT_DB_ALIAS].ops.quote_name(name)

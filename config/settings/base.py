@@ -88,7 +88,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "django.contrib.messages.middleware.MessageMiddleware",
+    "core.middleware.PageMessageMiddleware",  # Django's messages, for the admin's pages: not the API's
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_prometheus.middleware.PrometheusAfterMiddleware",
     "api.ratelimit.RateLimitMiddleware",  # anonymous API requests per address; RateLimit fields on every answer

@@ -37,7 +37,7 @@ from django.utils.translation import gettext_noop
 
 from accounts.models import User
 from core.errors import ApplicationError, Conflict, InvalidRequest
-from games import clocks, notices, replay, scheduling
+from games import clocks, notices, replay, scheduling, sql
 from games.models import Absence, AwayBalance, Match, Record, Seat
 from games.services import writes
 from rules import bots
@@ -213,8 +213,8 @@ def away_end(*, user: User, now: datetime | None = None) -> bool:
 
 
 def back_if_away(user: User) -> None:
-    """A move by the user, anywhere: they are back (one indexed query when they are not away)."""
-    if Absence.objects.filter(user=user, ended_at__isnull=True).exists():
+    """A move by the user, anywhere: they are back (one prepared, indexed query when they are not away)."""
+    if sql.is_away(user.pk):
         away_end(user=user)
 
 

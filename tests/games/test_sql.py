@@ -302,7 +302,7 @@ def test_a_move_after_another_process_moved_reads_its_records_with_the_lock(make
         played = play.move_submit(match_id=match.id, move=move, expected_version=match.version, user=mover)
     statements = [q["sql"] for q in queries.captured_queries if "SAVEPOINT" not in q["sql"]]
     reads = [s for s in statements if s.startswith("SELECT")]
-    summary = [s for s in reads if '"games_record"."seq" DESC LIMIT' in s]  # `since_your_last` of the next seat
+    summary = [s for s in reads if s.startswith("WITH own AS")]  # `since_your_last` of the next seat
     reads = [s for s in reads if s not in summary]
     record_reads = [s for s in reads if 'FROM "games_record"' in s and not s.startswith('SELECT m."id"')]
     assert len(summary) <= 1
@@ -438,3 +438,53 @@ def test_a_live_log_reads_as_the_orm_reads_it(match, after, upto, limit):
     orm = list(query.order_by("seq")[:limit] if limit is not None else query.order_by("seq"))
     read = archive.records(match, after=after, upto=upto, limit=limit)
     assert orm and [_fields(r) for r in read] == [_fields(r) for r in orm]
+
+
+def test_the_records_since_a_seats_own_move_are_the_orm_ones(make_user):
+    """`since_your_last`'s statement answers what the ORM's query with the seat's latest move or
+    timeout as a subquery answers, for every seat and every end, a cap below the count included."""
+    from django.db.models import Subquery
+    from django.db.models.functions import Coalesce
+
+    from games import sql as games_sql
+    from games.models import Record
+
+    match = _played_match(make_user, 9)
+    checked = 0
+    for seat in range(match.players):
+        for end in range(1, match.version + 2):
+            for cap in (3, 20):
+                own = (
+                    Record.objects.filter(match=match, seat=seat, seq__lt=end, type__in=("move", "timeout"))
+                    .order_by("-seq")
+                    .values("seq")[:1]
+                )
+                expected = list(
+                    Record.objects.filter(match=match, seq__lt=end, seq__gt=Coalesce(Subquery(own), 0))
+                    .annotate(own=Coalesce(Subquery(own), 0))
+                    .order_by("-seq")[:cap]
+                )
+                found, own_seq = games_sql.records_since_own(match.id, seat, end, cap)
+                assert [_fields(r) for r in found] == [_fields(r) for r in expected], (seat, end, cap)
+                if expected:
+                    assert own_seq == expected[0].own
+                    checked += 1
+                assert all(isinstance(r.effects, list) for r in found)  # JSON decoded, as the ORM gives it
+    assert checked > match.players  # most ends have records after some seat's move
+
+
+@pytest.mark.django_db
+def test_away_is_the_orm_answer(make_user):
+    """A move asks whether its player is away: an open absence, not an ended one, not someone else's."""
+    from games import sql as games_sql
+    from games.models import Absence
+
+    ada, bo = make_user("ada"), make_user("bo")
+    now = timezone.now()
+    assert games_sql.is_away(ada.pk) is False
+    Absence.objects.create(user=ada, started_at=now, until=now + timedelta(hours=1), ended_at=now)
+    assert games_sql.is_away(ada.pk) is False
+    Absence.objects.create(user=ada, started_at=now, until=now + timedelta(hours=2))
+    assert games_sql.is_away(ada.pk) is True and games_sql.is_away(bo.pk) is False
+    for user in (ada, bo):
+        assert games_sql.is_away(user.pk) == Absence.objects.filter(user=user, ended_at__isnull=True).exists()
