@@ -260,6 +260,45 @@ def for_summaries(qs: QuerySet[Match]) -> QuerySet[Match]:
     return qs.select_related("created_by", "rematch").only(*SUMMARY_FIELDS)
 
 
+#: `SUMMARY_FIELDS` of the match itself, as attribute names: what `games.sql`'s pages read of it.
+SUMMARY_ATTNAMES = tuple(f.attname for f in Match._meta.concrete_fields if f.name in SUMMARY_FIELDS)
+
+
+def _listing(user_id: int, *conditions: tuple[str, Any], order: str) -> sql.Listing:
+    """The matches ``user_id`` sits in that meet every ``(condition, parameter)`` on ``m``, as
+    `games.sql` reads a page or a count of them."""
+    where, params = sql.seated(user_id)
+    for condition, param in conditions:
+        where += f" AND {condition}"
+        params.append(param)
+    return sql.Listing(where, tuple(params), order, SUMMARY_ATTNAMES)
+
+
+def my_matches(user: User) -> sql.Listing:
+    """``match_list(user=user, mine=True)`` (``matches?mine=true``) for `games.sql.summaries_page`:
+    every match the caller sits in, in the same order (``-created_at``, then ``id``)."""
+    return _listing(user.pk, order="m.created_at DESC, m.id ASC")
+
+
+def user_matches_listing(
+    user: User, viewer: User | None, *, game: str | None = None, status: str | None = None
+) -> sql.Listing | None:
+    """``user_matches(user, viewer, game=…, status=…)`` for `games.sql.summaries_page` when the
+    viewer is ``user`` (one's own history needs no visibility rule) or anonymous (only public
+    matches); None for anyone else: their visibility rule (invitations, tournaments, blocks) stays
+    on the ORM's path."""
+    own = viewer is not None and viewer.is_authenticated and viewer.pk == user.pk
+    anonymous = viewer is None or not viewer.is_authenticated
+    if not (own or anonymous):
+        return None
+    conditions: list[tuple[str, Any]] = [] if own else [("m.private = %s", False)]
+    if game:
+        conditions.append(("m.game = %s", game))
+    if status:
+        conditions.append(("m.status = %s", status))
+    return _listing(user.pk, *conditions, order="m.created_at DESC, m.id DESC")
+
+
 def match_list(*, user: User, mine: bool = False) -> QuerySet[Match]:
     """Matches the caller may list: every public match, and private ones it sits in (filters: api).
     ``mine``: only those it sits in, every one of which it may see (a seat passes every part of
@@ -398,21 +437,33 @@ def match_export(match: Match) -> dict[str, Any]:
     }
 
 
-def user_profile(username: str) -> tuple[User, dict[str, int], QuerySet[Match], dict[str, dict[str, Any]]]:
+PROFILE_RECENT = 10  # the recent matches a profile shows
+
+
+def user_profile(username: str) -> tuple[User, dict[str, int], list[Match], dict[str, dict[str, Any]]]:
     """A public profile, the same for every viewer: the active user, their counts of the matches
-    anyone may see (played, active, won), their recent ones (the visibility rule for no one) and
-    their statistics (`user_stats`). The finished matches are read once, for the counts and the
-    statistics (one seat per user and match: a row is a match)."""
+    anyone may see (played, active, won), their recent ones (the visibility rule for no one: public
+    ones) and their statistics (`user_stats`). The finished matches are read once, for the counts
+    and the statistics (one seat per user and match: a row is a match). The active count and the
+    recent matches are `games.sql`'s (`profile_listings`): the ORM compiled them on every read."""
     user = user_get(username)
     finished = finished_rows(user)
-    mine = Match.objects.filter(Exists(Seat.objects.filter(match=OuterRef("pk"), user=user))).filter(_visible_q(None))
+    active, recent = profile_listings(user)
     counts = {
         "played": len(finished),
-        "active": mine.filter(status=Match.Status.ACTIVE).count(),
+        "active": sql.summaries_count(active),
         "won": sum(1 for _, index, result in finished if index in (result or {}).get("winners", [])),
     }
-    recent = for_summaries(mine).filter(status=Match.Status.FINISHED).order_by("-finished_at")[:10]
-    return user, counts, recent, user_stats(user, rows=finished)
+    return user, counts, sql.summaries(recent, PROFILE_RECENT), user_stats(user, rows=finished)
+
+
+def profile_listings(user: User) -> tuple[sql.Listing, sql.Listing]:
+    """The profile's public matches of ``user``: the active ones (counted) and the finished ones,
+    latest finished first (no tie-breaker, as the profile always read them)."""
+    public = ("m.private = %s", False)
+    active = _listing(user.pk, public, ("m.status = %s", Match.Status.ACTIVE.value), order="m.finished_at DESC")
+    finished = _listing(user.pk, public, ("m.status = %s", Match.Status.FINISHED.value), order="m.finished_at DESC")
+    return active, finished
 
 
 # --- players: visibility, invitations, history, statistics -----------------------------------------
@@ -609,7 +660,10 @@ FinishedRow = tuple[str, int, dict[str, Any] | None]  # (game, the user's seat i
 
 def finished_rows(user: User, viewer: User | None = None) -> list[FinishedRow]:
     """``user``'s finished matches that ``viewer`` may see (None: anyone), oldest first, as
-    ``(game, seat index, result)``: what the statistics and the profile's counts are made of."""
+    ``(game, seat index, result)``: what the statistics and the profile's counts are made of.
+    For anyone (``viewer`` None: the public profile) in `games.sql` (`sql.finished_public`)."""
+    if viewer is None:
+        return sql.finished_public(user.pk)
     return list(
         Seat.objects.filter(user=user, match__status=Match.Status.FINISHED)
         .filter(visible_to(viewer))

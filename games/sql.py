@@ -222,3 +222,103 @@ def is_away(user_id: int) -> bool:
 
 def _quote(name: str) -> str:
     return connections[DEFAULT_DB_ALIAS].ops.quote_name(name)
+
+
+#: The largest offset a page statement is given: a client may ask for any offset, and a page past
+#: the end is empty whatever it is (the ORM's pagination never sent one past the count).
+_MAX_OFFSET = 2**62
+
+
+@dataclass(frozen=True, slots=True)
+class Listing:
+    """Which matches a list of summaries shows, as SQL on the match row aliased ``m``: ``where``
+    (with its ``params``) and ``order`` (an ORDER BY list, its ties broken as the ORM's query breaks
+    them). ``fields``: the match's attribute names a summary reads (`selectors.SUMMARY_FIELDS`)."""
+
+    where: str
+    params: tuple[Any, ...]
+    order: str
+    fields: tuple[str, ...]
+
+
+def seated(user_id: int) -> tuple[str, list[Any]]:
+    """``Exists(Seat.objects.filter(match=OuterRef("pk"), user=user))`` as a condition on ``m``."""
+    return f"EXISTS (SELECT 1 FROM {table(Seat)} s WHERE s.match_id = m.id AND s.user_id = %s)", [user_id]
+
+
+def _summary_select(fields: tuple[str, ...]) -> str:
+    """The match's summary columns, its creator's name and deletion, and its rematch's id: what
+    ``for_summaries`` reads by its two joins (``m``, ``u``, ``r``)."""
+    column = {f.attname: f.column for f in Match._meta.concrete_fields}
+    return (
+        ", ".join(f"m.{_quote(column[name])}" for name in fields)
+        + f", u.{_quote('username')}, u.{_quote('deleted_at')}, r.id"
+    )
+
+
+def _summary_joins() -> str:
+    return (
+        f" JOIN {table(User)} u ON u.id = m.created_by_id"
+        f" LEFT JOIN {table(Match)} r ON r.{_quote(Match._meta.get_field('rematch_of').column)} = m.id"
+    )
+
+
+def _summary_match(fields: tuple[str, ...], row: Sequence[Any]) -> Match:
+    """A match as ``for_summaries`` builds it from `_summary_select`'s columns: only ``fields``
+    loaded, its creator (id, name, deletion) and its rematch (its id, or none) cached as
+    ``select_related`` caches them, so that reading them is no query."""
+    n = len(fields)
+    match = hydrate_fields(Match, fields, row[:n])
+    username, deleted_at, rematch = row[n:]
+    creator = hydrate_fields(User, ("id", "username", "deleted_at"), (match.created_by_id, username, deleted_at))
+    Match.created_by.field.set_cached_value(match, creator)
+    rematch_of = hydrate_fields(Match, ("id",), (rematch,)) if rematch is not None else None
+    Match.rematch.related.set_cached_value(match, rematch_of)
+    return match
+
+
+def summaries_page(listing: Listing, limit: int, offset: int) -> tuple[int, list[Match]]:
+    """The count of ``listing``'s matches and those from ``offset`` to ``offset + limit``, as
+    ``for_summaries(qs)``'s page and ``qs.count()`` are (the ORM compiled both anew per request,
+    most of a history page's time, issue 31). One statement: the page's ids and the count
+    (``count(*) OVER ()``, over every match before the LIMIT) in a narrow subquery, then their
+    summary columns. A page past the end has no row to carry the count: then a count alone."""
+    sql = (
+        f"WITH hits AS (SELECT m.id, count(*) OVER () AS total FROM {table(Match)} m WHERE {listing.where}"
+        f" ORDER BY {listing.order} LIMIT %s OFFSET %s)"
+        f" SELECT {_summary_select(listing.fields)}, hits.total FROM hits JOIN {table(Match)} m ON m.id = hits.id"
+        f"{_summary_joins()} ORDER BY {listing.order}"
+    )
+    rows = fetch(sql, [*listing.params, limit, min(offset, _MAX_OFFSET)])
+    if not rows:
+        return (summaries_count(listing) if offset else 0), []
+    return rows[0][-1], [_summary_match(listing.fields, row[:-1]) for row in rows]
+
+
+def summaries_count(listing: Listing) -> int:
+    """``qs.count()`` of ``listing``'s matches."""
+    rows = fetch(f"SELECT count(*) FROM {table(Match)} m WHERE {listing.where}", list(listing.params))
+    return int(rows[0][0])
+
+
+def summaries(listing: Listing, limit: int) -> list[Match]:
+    """The first ``limit`` of ``listing``'s matches, as ``for_summaries(qs)[:limit]`` is: one
+    statement of the same shape as the ORM's (the profile's recent matches, whose order has no
+    tie-breaker: the same plan keeps the same ties)."""
+    sql = (
+        f"SELECT {_summary_select(listing.fields)} FROM {table(Match)} m{_summary_joins()}"
+        f" WHERE {listing.where} ORDER BY {listing.order} LIMIT %s"
+    )
+    return [_summary_match(listing.fields, row) for row in fetch(sql, [*listing.params, limit])]
+
+
+def finished_public(user_id: int) -> list[tuple[str, int, dict[str, Any] | None]]:
+    """``(game, seat index, result)`` of every finished public match ``user_id`` sits in, oldest
+    finished first (ties: by match id): `selectors.finished_rows` for anyone, which every profile
+    reads whole for its counts and statistics, and which the ORM compiled anew each time."""
+    rows = fetch(
+        f"SELECT m.game, s.{_quote('index')}, m.result FROM {table(Seat)} s JOIN {table(Match)} m ON m.id = s.match_id"
+        f" WHERE s.user_id = %s AND m.status = %s AND m.private = %s ORDER BY m.finished_at, s.match_id",
+        [user_id, Match.Status.FINISHED.value, False],
+    )
+    return [(game, index, convert(Match, ("result",), (result,))[0]) for game, index, result in rows]

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from django.conf import settings
+from django.db.models import QuerySet
 from django.http import StreamingHttpResponse
 from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
@@ -24,7 +25,7 @@ from api.authentication import caller, current_token, viewer
 from api.representations import drf_datetime, match_summaries, match_summary
 from api.serializers import MatchSerializer, OutputModelSerializer, ProblemSerializer
 from core.errors import NotFound
-from games import selectors
+from games import selectors, sql
 from games.models import Invitation, Match
 from games.services import lobby
 from rules import RULES
@@ -401,11 +402,15 @@ class UserMatchesApi(APIView):
         limit = _int_param(request, "limit", 20, 1, settings.TABULA_MAX_PAGE_SIZE)
         offset = _int_param(request, "offset", 0, 0, 2**31)
         user = selectors.user_get(username)
-        matches = selectors.user_matches(
-            user, viewer(request), game=q.get("game") or None, status=status_, result=result
-        )
-        count = len(matches) if isinstance(matches, list) else matches.count()
-        page = matches[offset : offset + limit]
+        game = q.get("game") or None
+        listing = None if result else selectors.user_matches_listing(user, viewer(request), game=game, status=status_)
+        page: list[Match] | QuerySet[Match]
+        if listing is not None:  # the page and its count by hand (`games.sql.summaries_page`)
+            count, page = sql.summaries_page(listing, limit, offset)
+        else:
+            matches = selectors.user_matches(user, viewer(request), game=game, status=status_, result=result)
+            count = len(matches) if isinstance(matches, list) else matches.count()
+            page = matches[offset : offset + limit]
         return Response(
             {
                 "count": count,

@@ -1,0 +1,196 @@
+"""The hand-written history pages (`games.sql.summaries_page`, `summaries`, `summaries_count`) answer
+exactly what their ORM querysets answer: the same matches in the same order, the same count, the
+same loaded fields, creator and rematch; and the endpoints that read them answer as before."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from itertools import cycle
+
+import pytest
+from django.db.models import Exists, OuterRef
+from django.utils import timezone
+
+from api.pagination import CappedLimitOffsetPagination
+from games import selectors
+from games import sql as games_sql
+from games.models import Match, Seat
+
+LIMITS = (1, 3, 7, 20, 100)
+OFFSETS = (0, 1, 5, 13, 28, 29, 30, 31, 40, 2**40)
+
+
+@pytest.fixture
+def history(make_user):
+    """Forty matches among four players (alice sits in thirty): every status, public and private,
+    some created at the same instant (ties broken by id), one by a deleted account, rematches."""
+    alice, bob, carol, dora = (make_user(name) for name in ("alice", "bob", "carol", "dora"))
+    dora.deleted_at = timezone.now()
+    dora.save(update_fields=["deleted_at"])
+    statuses = cycle(Match.Status.values)
+    base = timezone.now() - timedelta(days=30)
+    matches: list[Match] = []
+    for i in range(40):
+        status = next(statuses)
+        created = base + timedelta(hours=i // 3)  # three at each instant
+        over = status in (Match.Status.FINISHED, Match.Status.ABORTED)
+        match = Match.objects.create(
+            id=f"m{i:03d}x{(i * 7) % 40:02d}",  # ids not in creation order
+            game=("ekko", "enka")[i % 2],
+            rules_version=1,
+            players=3,
+            seed=i,
+            seed_commitment="c" * 64,
+            private=i % 3 == 1,  # every status has private matches
+            status=status,
+            created_by=(alice, bob, carol, dora)[i % 4],
+            created_at=created,
+            started_at=created if status != Match.Status.OPEN else None,
+            finished_at=created + timedelta(minutes=(i * 37) % 90) if over else None,
+            result={"winners": [i % 3]} if status == Match.Status.FINISHED else None,
+            rematch_of=matches[-1] if i % 10 == 9 else None,
+        )
+        matches.append(match)
+        others = [bob, carol, dora] if i < 30 else [bob, carol]
+        seated = ([alice] if i < 30 else []) + others
+        for index, user in enumerate(seated[:3]):
+            Seat.objects.create(match=match, index=index, user=user if index < 2 or i % 5 else None)
+    return alice, bob, carol
+
+
+def _same(hand: list[Match], orm: list[Match]) -> None:
+    assert [m.id for m in hand] == [m.id for m in orm]
+    for a, b in zip(hand, orm, strict=True):
+        assert {n: getattr(a, n) for n in selectors.SUMMARY_ATTNAMES} == {
+            n: getattr(b, n) for n in selectors.SUMMARY_ATTNAMES
+        }
+        assert a.get_deferred_fields() == b.get_deferred_fields()
+        assert a.created_by.public_name == b.created_by.public_name
+        assert _rematch(a) == _rematch(b)
+
+
+def _rematch(match: Match) -> str | None:
+    try:
+        return match.rematch.id
+    except Match.DoesNotExist:
+        return None
+
+
+def _pages_agree(listing: games_sql.Listing, qs) -> None:
+    count = qs.count()
+    assert count > 7  # more than a page of the smaller limits
+    for limit in LIMITS:
+        for offset in OFFSETS:
+            hand_count, page = games_sql.summaries_page(listing, limit, offset)
+            assert hand_count == count, (limit, offset)
+            _same(page, list(qs[offset : offset + limit]) if offset < 2**31 else [])
+    assert games_sql.summaries_count(listing) == count
+
+
+@pytest.mark.django_db
+def test_my_matches_page_is_the_orm_one(history, django_assert_num_queries):
+    alice, bob, _ = history
+    for user in (alice, bob):
+        _pages_agree(selectors.my_matches(user), selectors.match_list(user=user, mine=True))
+    with django_assert_num_queries(1):  # the count comes with the page
+        games_sql.summaries_page(selectors.my_matches(alice), 7, 5)
+    with django_assert_num_queries(2):  # past the end: no row carries it
+        assert games_sql.summaries_page(selectors.my_matches(alice), 7, 31) == (30, [])
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("game", [None, "ekko"])
+@pytest.mark.parametrize("status", [None, "finished", "open"])
+def test_a_users_matches_page_is_the_orm_one(history, game, status):
+    alice, bob, carol = history
+    for user, viewer in ((alice, alice), (bob, bob), (alice, None)):
+        listing = selectors.user_matches_listing(user, viewer, game=game, status=status)
+        assert listing is not None
+        qs = selectors.user_matches(user, viewer, game=game, status=status)
+        count = qs.count()
+        for limit in LIMITS:
+            for offset in OFFSETS:
+                hand_count, page = games_sql.summaries_page(listing, limit, offset)
+                assert hand_count == count
+                _same(page, list(qs[offset : offset + limit]) if offset < 2**31 else [])
+    assert selectors.user_matches_listing(alice, carol) is None  # a stranger: the ORM's visibility rule
+
+
+@pytest.mark.django_db
+def test_anonymous_readers_see_no_private_match(history):
+    alice, _, _ = history
+    _, page = games_sql.summaries_page(selectors.user_matches_listing(alice, None), 100, 0)
+    _, own = games_sql.summaries_page(selectors.user_matches_listing(alice, alice), 100, 0)
+    assert page and not any(m.private for m in page)
+    assert any(m.private for m in own)
+
+
+@pytest.mark.django_db
+def test_the_profiles_recent_matches_and_active_count_are_the_orm_ones(history):
+    for user in history:
+        mine = Match.objects.filter(Exists(Seat.objects.filter(match=OuterRef("pk"), user=user))).filter(private=False)
+        active, finished = selectors.profile_listings(user)
+        assert games_sql.summaries_count(active) == mine.filter(status=Match.Status.ACTIVE).count()
+        orm = selectors.for_summaries(mine).filter(status=Match.Status.FINISHED).order_by("-finished_at")
+        for limit in (1, 3, 10, 100):
+            _same(games_sql.summaries(finished, limit), list(orm[:limit]))
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "query",
+    [
+        "mine=true",
+        "mine=true&limit=7",
+        "mine=true&limit=7&offset=7",
+        "mine=true&limit=7&offset=28",
+        "mine=true&limit=7&offset=30",
+        "mine=true&limit=7&offset=31",
+        "mine=true&offset=99999999999999999999999",
+        "mine=true&limit=1000",
+        "mine=true&limit=-3&offset=-1",
+        "mine=true&limit=x&offset=y",
+        "mine=true&game=ekko&limit=5&offset=2",
+        "mine=true&status=finished",
+        "mine=true&game=&status=",
+        "mine=True&limit=4&offset=4",
+    ],
+)
+def test_my_matches_answer_as_the_orm_path_does(history, api, monkeypatch, query):
+    alice, _, _ = history
+    client = api(alice)
+    hand = client.get(f"/api/v1/matches?{query}")
+    monkeypatch.setattr(CappedLimitOffsetPagination, "paginate_read", lambda self, request, read: None)
+    orm = client.get(f"/api/v1/matches?{query}")
+    assert hand.status_code == orm.status_code == 200
+    assert hand.content == orm.content
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "query",
+    ["", "limit=7", "limit=7&offset=7", "limit=7&offset=30", "offset=31", "game=ekko&limit=3", "status=finished"],
+)
+@pytest.mark.parametrize("reader", ["alice", "carol"])
+def test_a_users_matches_answer_as_the_orm_path_does(history, api, monkeypatch, query, reader):
+    alice, _, carol = history
+    client = api({"alice": alice, "carol": carol}[reader])
+    hand = client.get(f"/api/v1/users/alice/matches?{query}")
+    monkeypatch.setattr(selectors, "user_matches_listing", lambda *args, **kwargs: None)
+    orm = client.get(f"/api/v1/users/alice/matches?{query}")
+    assert hand.status_code == orm.status_code == 200
+    assert hand.content == orm.content
+
+
+@pytest.mark.django_db
+def test_the_profiles_finished_rows_are_the_orm_ones(history):
+    for user in history:
+        orm = list(
+            Seat.objects.filter(user=user, match__status=Match.Status.FINISHED)
+            .filter(selectors.visible_to(None))
+            .order_by("match__finished_at", "match_id")
+            .values_list("match__game", "index", "match__result")
+        )
+        assert len(orm) > 2 and all(isinstance(result, dict) for _, _, result in orm)
+        assert games_sql.finished_public(user.pk) == orm
+        assert selectors.finished_rows(user) == orm
