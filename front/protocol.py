@@ -9,6 +9,11 @@
 - **A clear answer beyond the connection cap.** uvicorn's ``limit_concurrency`` (set from
   ``TABULA_FRONT_MAX_CONNECTIONS`` in front/server.py) answers a request past the cap with a
   ``503`` in plain text; here it is a problem document with ``Retry-After``.
+- **One write per answer.** uvicorn writes an answer's head and its body separately: two system
+  calls and two TCP segments for every answer, which the client reads and acknowledges one by one.
+  `CoalescingTransport` joins what is written within one turn of the event loop (front/wsgi.py
+  sends a plain answer's head and body in one turn) and writes it once at the end of that turn; a
+  stream's chunks, written in turns of their own, still leave at once.
 """
 
 from __future__ import annotations
@@ -44,6 +49,36 @@ async def server_busy(scope: Any, receive: Any, send: Any) -> None:
 httptools_impl.service_unavailable = server_busy
 
 
+class CoalescingTransport:
+    """A transport whose writes within one turn of the loop leave as one (see the module's notes).
+    Everything else is the wrapped transport's; closing it first sends what is held."""
+
+    def __init__(self, transport: asyncio.Transport, loop: asyncio.AbstractEventLoop) -> None:
+        self._transport = transport
+        self._loop = loop
+        self._held: list[bytes] = []
+
+    def write(self, data: bytes) -> None:
+        if not self._held:
+            self._loop.call_soon(self.flush)
+        self._held.append(data)
+
+    def flush(self) -> None:
+        if self._held and self._transport.is_closing():  # the connection went meanwhile
+            self._held.clear()
+        if self._held:
+            data = b"".join(self._held)
+            self._held.clear()
+            self._transport.write(data)
+
+    def close(self) -> None:
+        self.flush()
+        self._transport.close()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._transport, name)
+
+
 class FrontProtocol(HttpToolsProtocol):
     """One connection: uvicorn's protocol, closed when a request's headers come too slowly."""
 
@@ -52,6 +87,7 @@ class FrontProtocol(HttpToolsProtocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
+        self.transport = CoalescingTransport(transport, self.loop)  # type: ignore[assignment]
         self._arm()
 
     def on_headers_complete(self) -> None:

@@ -335,7 +335,9 @@ def seats_shown(match: Match) -> list[Seat] | list[sql.ListedSeat]:
     return list(match.seats.all())
 
 
-def record_for_viewer(rules: Rules[Any, Any, Any] | None, record: Record, seat: int | None) -> dict[str, Any]:
+def record_for_viewer(
+    rules: Rules[Any, Any, Any] | None, record: Record | archive.LogRecord, seat: int | None
+) -> dict[str, Any]:
     """One record as ``seat`` may see it: private effects and others' moves removed.
 
     A move is shown to its author only; everyone else learns what happened from the public
@@ -392,7 +394,7 @@ def event_list(*, match: Match, user: User | None, after: int = 0, limit: int = 
     seated). ``match.caller_seat``, when `match_and_seat_of` read it, is ``user``'s seat."""
     seat: int | None = match.caller_seat if hasattr(match, "caller_seat") else seat_index_of(match, user)
     rules = replay.rules_for(match)
-    records = archive.records(match, after=after, limit=limit)
+    records = archive.log(match, after=after, limit=limit)
     events = [record_for_viewer(rules, r, seat) for r in records]
     deleted, creator_deleted = sql.deleted_in(match.pk, match.created_by_id) if records else (set(), False)
     if deleted or creator_deleted:

@@ -77,3 +77,19 @@ def test_beat_makes_the_folder_of_its_schedule_file(tmp_path):
         assert schedule.parent.is_dir() and "entries" in scheduler._store
     finally:
         scheduler.close()
+
+
+def test_make_run_keeps_no_query_log_unless_asked(tmp_path):
+    """DEBUG (which keeps every SQL statement in memory with its parameters) is off under `make run`'s
+    settings unless DEBUG=1 asks for it."""
+    code = "import django; from django.conf import settings; django.setup(); print(settings.DEBUG)"
+    for asked, expected in ((None, "False"), ("1", "True")):
+        env = _embedded_default(tmp_path / "var", "config.settings.dev")
+        env.pop("DEBUG", None)
+        if asked is not None:
+            env["DEBUG"] = asked
+        done = subprocess.run(
+            [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+        )
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip() == expected

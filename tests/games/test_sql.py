@@ -488,3 +488,24 @@ def test_away_is_the_orm_answer(make_user):
     assert games_sql.is_away(ada.pk) is True and games_sql.is_away(bo.pk) is False
     for user in (ada, bo):
         assert games_sql.is_away(user.pk) == Absence.objects.filter(user=user, ended_at__isnull=True).exists()
+
+
+@pytest.mark.django_db
+def test_a_log_read_for_events_has_the_records_values(make_user):
+    """`archive.log` (no model instances) gives each record's values as the ORM reads them: JSON
+    decoded, times aware, in order, after and limit applied."""
+    from games import archive
+    from games.models import Record
+
+    match = _played_match(make_user, 7)
+    fields = ("seq", "type", "seat", "actor", "move", "effects", "data", "at")
+    for after, limit in ((0, None), (3, None), (2, 4), (match.version, None)):
+        expected = Record.objects.filter(match=match, seq__gt=after).order_by("seq")
+        expected = list(expected[:limit] if limit is not None else expected)
+        found = archive.log(match, after=after, limit=limit)
+        assert [tuple(getattr(r, f) for f in fields) for r in found] == [
+            tuple(getattr(r, f) for f in fields) for r in expected
+        ], (after, limit)
+    found = archive.log(match)
+    assert found[-1].at.tzinfo is not None and isinstance(found[0].data, dict) and isinstance(found[-1].effects, list)
+    assert any(r.move for r in found)

@@ -403,3 +403,46 @@ def test_a_front_started_again_in_the_same_process_gets_new_threads():
     threaded.shutdown()
     assert body(run(ask())) == b"hello"
     threaded.shutdown()
+
+
+class _Recorder:
+    def __init__(self) -> None:
+        self.writes: list[bytes] = []
+        self.closed = False
+
+    def write(self, data: bytes) -> None:
+        self.writes.append(data)
+
+    def close(self) -> None:
+        self.closed = True
+
+    def is_closing(self) -> bool:
+        return self.closed
+
+    def get_extra_info(self, name: str) -> str:
+        return f"extra {name}"
+
+
+def test_what_one_turn_of_the_loop_writes_leaves_in_one_write():
+    """An answer's head and body (one turn) go out as one write; a later turn's chunk (a stream's
+    next event) goes out on its own, at the end of its turn; closing sends what is held first."""
+    from front.protocol import CoalescingTransport
+
+    async def main() -> list[bytes]:
+        recorder = _Recorder()
+        transport = CoalescingTransport(recorder, asyncio.get_running_loop())  # type: ignore[arg-type]
+        transport.write(b"HTTP/1.1 200 OK\r\n\r\n")
+        transport.write(b"body")
+        assert recorder.writes == []  # held until the turn ends
+        await asyncio.sleep(0)
+        assert recorder.writes == [b"HTTP/1.1 200 OK\r\n\r\nbody"]
+        transport.write(b"event")
+        await asyncio.sleep(0)
+        transport.write(b"last")
+        transport.close()
+        assert recorder.closed and transport.get_extra_info("peername") == "extra peername"
+        transport.write(b"after the close")
+        await asyncio.sleep(0)
+        return recorder.writes
+
+    assert asyncio.run(main()) == [b"HTTP/1.1 200 OK\r\n\r\nbody", b"event", b"last"]
