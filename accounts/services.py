@@ -72,8 +72,7 @@ def token_revoke(user: User, token_id: int) -> None:
 def by_name(username: str) -> User | None:
     """The active account a name designates: by its normalised key, or exactly (an account older than
     the keys whose name collided with an earlier one keeps no key)."""
-    active = User.objects.filter(is_active=True, deleted_at__isnull=True)
-    return active.filter(username_key=usernames.key(username)).first() or active.filter(username=username).first()
+    return sql.active_by_name(usernames.key(username), username)
 
 
 def _username_free(username: str) -> None:

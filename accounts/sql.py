@@ -24,6 +24,23 @@ def _token_with_user_sql() -> str:
     )
 
 
+@cache
+def _active_by_name_sql() -> str:
+    return (
+        f"SELECT {columns(User, 'u')} FROM {table(User)} u"
+        " WHERE u.is_active = %s AND u.deleted_at IS NULL AND (u.username_key = %s OR u.username = %s)"
+        " ORDER BY COALESCE(u.username_key = %s, %s) DESC, u.id LIMIT 1"
+    )
+
+
+def active_by_name(key: str, username: str) -> User | None:
+    """The first active account whose ``username_key`` is ``key``, else the first whose name is
+    exactly ``username`` (by id), in one query: `accounts.services.by_name`, which every profile
+    and history read makes (the ORM compiled two queries for it, 3 ms of a history page)."""
+    rows = fetch(_active_by_name_sql(), [True, key, username, key, False])
+    return hydrate(User, rows[0]) if rows else None
+
+
 def token_with_user(key_hash: str) -> ApiToken | None:
     """``ApiToken.objects.select_related("user").filter(key_hash=...).first()``, in one query."""
     rows = fetch(_token_with_user_sql(), [key_hash])

@@ -509,3 +509,33 @@ def test_a_log_read_for_events_has_the_records_values(make_user):
     found = archive.log(match)
     assert found[-1].at.tzinfo is not None and isinstance(found[0].data, dict) and isinstance(found[-1].effects, list)
     assert any(r.move for r in found)
+
+
+@pytest.mark.django_db
+def test_an_account_by_name_is_the_orm_answer(make_user):
+    """`by_name` in one statement answers what the ORM's two queries answered: by normalised key
+    first, else the exact name (an account without a key), active and not deleted, by id."""
+    from accounts import usernames
+    from accounts.models import User
+
+    def orm(username: str) -> User | None:
+        active = User.objects.filter(is_active=True, deleted_at__isnull=True)
+        key = usernames.key(username)
+        return active.filter(username_key=key).first() or active.filter(username=username).first()
+
+    shadow = make_user("ada-x")  # made first: a smaller id than Ada's
+    ada = make_user("Ada")
+    keyless = make_user("Bert")
+    User.objects.filter(pk=keyless.pk).update(username_key=None)  # older than the keys
+    gone = make_user("Cleo")
+    User.objects.filter(pk=gone.pk).update(deleted_at=timezone.now())
+    idle = make_user("Dora")
+    User.objects.filter(pk=idle.pk).update(is_active=False)
+    User.objects.filter(pk=shadow.pk).update(username="ADA", username_key=None)  # exact "ADA", no key
+    for name in ("Ada", "ada", "ADA", "Bert", "bert", "Cleo", "Dora", "nobody", "ada-x"):
+        found, expected = accounts_sql.active_by_name(usernames.key(name), name), orm(name)
+        assert (found and found.pk) == (expected and expected.pk), name
+        if expected is not None:
+            assert _fields(found) == _fields(expected)
+    assert accounts.by_name("ADA").pk == ada.pk  # the key wins over an exact name
+    assert accounts.by_name("Bert").pk == keyless.pk and accounts.by_name("Cleo") is None
