@@ -9,12 +9,13 @@ goes through the database's and the field's converters, and instances come from 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import cache
 from typing import Any, TypeVar
 
-from django.db import DEFAULT_DB_ALIAS, connections, transaction
+from django.db import DEFAULT_DB_ALIAS, connections, router, transaction
 from django.db.models import Model
 
 M = TypeVar("M", bound=Model)
@@ -93,16 +94,22 @@ def hydrate_fields(model: type[M], names: tuple[str, ...], values: Sequence[Any]
     return model.from_db(DEFAULT_DB_ALIAS, order, [converted[name] for name in order])
 
 
-def cursor() -> Any:
+def cursor(alias: str = DEFAULT_DB_ALIAS) -> Any:
     """A cursor for the statements here: on PostgreSQL one that prepares them (each is parsed and
     planned once per connection, `core.postgresql`), elsewhere Django's own."""
-    connection = connections[DEFAULT_DB_ALIAS]
+    connection = connections[alias]
     prepared = getattr(connection, "prepared_cursor", None)
     return prepared() if prepared is not None else connection.cursor()
 
 
+_WRITES = re.compile(r"\b(INSERT|UPDATE|DELETE)\b")  # FOR [NO KEY] UPDATE included: a lock is a writer's
+
+
 def fetch(sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
-    with cursor() as c:
+    """The rows of ``sql``. A statement that only reads goes where the database routers send the
+    ORM's reads (a lag-tolerant read to the replica, `core.replicas`), any other to the primary."""
+    alias = DEFAULT_DB_ALIAS if _WRITES.search(sql) else router.db_for_read(Model) or DEFAULT_DB_ALIAS
+    with cursor(alias) as c:
         c.execute(sql, params)
         return list(c.fetchall())
 

@@ -445,4 +445,4 @@ def test_what_one_turn_of_the_loop_writes_leaves_in_one_write():
         await asyncio.sleep(0)
         return recorder.writes
 
-    assert asyncio.run(main()) == [b"HTTP/1.1 200 OK\r\n\r\nbody", b"event", b"last"]
+    assert _run(main()) == [b"HTTP/1.1 200 OK\r\n\r\nbody", b"event", b"last"]
