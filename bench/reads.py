@@ -2,9 +2,10 @@
 
 Matches are built in-process (`bench.matches`) on the bench database, then the front (`python -m
 front`, one process with one thread) serves them, so its per-process state cache is what a read
-hits. For each match: the cold first ``GET state`` (a full replay), then REQUESTS requests
-alternating ``GET state`` and ``GET games`` after a warm-up, both as the seat-0 player over one
-keep-alive connection. Each row is built COPIES times so that the cold read, which can be taken
+hits. For each match: the cold first ``GET state`` (this process holds nothing of it: it starts
+from the shared snapshot the writes left, `games.replay`, and folds the records after it), then
+REQUESTS requests alternating ``GET state`` and ``GET games`` after a warm-up, both as the seat-0
+player over one keep-alive connection. Each row is built COPIES times so that the cold read, which can be taken
 only once per match and server, is a median too.
 
 EKKO caps ``target_score`` at 100, and random games end long before 5,000 records (about 1,000 at
@@ -69,7 +70,10 @@ def run(var_dir: Path, database: Database) -> None:
         print(f"   database: {database.kind} ({database.label})")
         print(f"   server: {server.command}; {SETTINGS}, DEBUG=false")
         print(f"   {REQUESTS} requests of each endpoint per match, alternating, as the seat-0 player, after a warm-up;")
-        print(f"   cold state: the first GET state of a match (a full replay), median of {COPIES} such matches")
+        print(
+            f"   cold state: the first GET state of a match in this process (from the shared snapshot), "
+            f"median of {COPIES} such matches"
+        )
         client = Client(server.base)
         for _ in range(WARMUP):
             expect(client.get("/games", token=token), 200, "GET games")

@@ -3,10 +3,21 @@
 Each process keeps the latest state of recently used matches, keyed by (match id, version). A read
 at a newer version folds only the records it has not seen; a cached state is only ever written after
 its records are committed, so it always equals a full replay (``tests/games/test_replay.py``).
+
+All processes share one more snapshot per match, in Django's cache (Redis, or the file cache of the
+embedded default): the state at some version, written on commit when a remembered version crosses a
+multiple of SNAPSHOT_EVERY, when a read folded that many records, and when a finished match is read.
+A process that has nothing of a match (a new one, another worker, a long match) folds at most
+SNAPSHOT_EVERY records on top of it, not the whole log (``tests/games/test_replay_shared.py``). The
+state after record k is a function of the first k records alone (an undo only adds a record), so a
+snapshot never goes stale; it is used only for a match of the rules version it was folded under.
+The cache is an accelerator: when it fails, reads replay from the records, and writes are skipped.
 """
 
 from __future__ import annotations
 
+import logging
+import time
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -14,6 +25,7 @@ from threading import Lock
 from typing import Any
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db import transaction
 
 from games import archive, sql
@@ -25,6 +37,11 @@ ENGINE_RECORDS = INPUT_RECORDS  # the record types that carry a game input; the 
 
 _cache: OrderedDict[str, tuple[int, Any]] = OrderedDict()
 _cache_lock = Lock()
+_rules_of: OrderedDict[str, str] = OrderedDict()  # match id → `rules_tag`, for `remember` (given an id only)
+SHARED_BACKOFF_S = 30.0  # after the shared cache failed, this process replays without it this long
+_shared_off_until = [0.0]  # time.monotonic() until which the shared cache is not tried
+_shared_warned = [False]  # an outage's first failure is a warning, the others debug
+log = logging.getLogger(__name__)
 
 
 class RulesVersionMismatch(RuntimeError):
@@ -108,6 +125,19 @@ def state_and_record_at(match: Match, seq: int) -> tuple[Any, Record | None]:
 
 
 def _nearest(match: Match, seq: int) -> tuple[int, Any]:
+    """The latest state at or before record ``seq`` this process holds, or the shared snapshot when
+    that is further along and this process would fold more than SNAPSHOT_EVERY records: (its seq,
+    the state), or (0, None)."""
+    _learn(match)
+    since, state = _held(match, seq)
+    if seq - since > SNAPSHOT_EVERY:
+        shared = _shared_for(match, seq)
+        if shared is not None and shared[0] > since:
+            return shared
+    return since, state
+
+
+def _held(match: Match, seq: int) -> tuple[int, Any]:
     """The latest state this process holds at or before record ``seq``: (its seq, the state), or (0, None)."""
     since, state = 0, None
     with _cache_lock:
@@ -157,17 +187,24 @@ class Tail:
     sql: str
     params: list[Any]
     start: tuple[int, Any]  # the cached (version, state) the records follow
+    tag: str = ""  # the `rules_tag` of the shared snapshot ``start`` is; "" when this process holds it
 
     def attach(self, match: Match, value: list[list[Any]] | None) -> None:
         if self.sql:
-            attach_tail(match, self.start, value)
+            attach_tail(match, self.start, value, self.tag)
 
 
 def tail_of(match_id: str) -> Tail:
-    """The `Tail` of ``match_id`` from this process's cached state (`games.sql.record_tail`)."""
-    start = starting_point(match_id)
+    """The `Tail` of ``match_id`` from this process's cached state (`games.sql.record_tail`), or,
+    when this process holds none, from the shared snapshot: the match row is not read yet, so its
+    rules version is checked once it is (`_attached`)."""
+    start, tag = starting_point(match_id), ""
     text = sql.record_tail()
-    return Tail(text, [start[0]] if text else [], start)
+    if text and start[0] == 0:
+        shared = _shared_get(match_id)
+        if shared is not None:
+            tag, start = shared[0], (shared[1], shared[2])
+    return Tail(text, [start[0]] if text else [], start, tag)
 
 
 NO_TAIL = Tail("", [], (0, None))  # a match read whose caller does not replay it
@@ -179,48 +216,82 @@ def starting_point(match_id: str) -> tuple[int, Any]:
         return _cache.get(match_id) or (0, None)
 
 
-def attach_tail(match: Match, start: tuple[int, Any], rows: list[list[Any]] | None) -> None:
-    """Give ``match`` the records read with it after ``start``, for `match_state`."""
-    match._replay_tail = (start, rows or [])  # type: ignore[attr-defined]
+def attach_tail(match: Match, start: tuple[int, Any], rows: list[list[Any]] | None, tag: str = "") -> None:
+    """Give ``match`` the records read with it after ``start``, for `match_state` (``tag``: the
+    `rules_tag` of the shared snapshot ``start`` is, "" for this process's own state)."""
+    match._replay_tail = (start, rows or [], tag)  # type: ignore[attr-defined]
 
 
-def _attached(match: Match) -> tuple[int, Any, list[list[Any]]] | None:
-    """The tail read with the match row, used once; None when there is none or it does not lead
-    exactly to ``match.version`` (a match changed since it was read)."""
+def _attached(match: Match) -> tuple[int, Any, list[list[Any]], bool] | None:
+    """The tail read with the match row, used once, and whether its start is a shared snapshot;
+    None when there is none, it does not lead exactly to ``match.version`` (a match changed since
+    it was read), or it starts from a snapshot of another rules version."""
     attached = match.__dict__.pop("_replay_tail", None)
     if attached is None:
         return None
-    (since, state), rows = attached
-    return (since, state, rows) if since + len(rows) == match.version else None
+    (since, state), rows, tag = attached
+    if tag and tag != rules_tag(match):
+        return None
+    return (since, state, rows, bool(tag)) if since + len(rows) == match.version else None
 
 
 def match_state(match: Match) -> Any:
-    """The state of ``match`` at ``match.version``: the cached prefix plus the records after it
-    (read with the match row when it was read with its `Tail`, else queried here)."""
+    """The state of ``match`` at ``match.version``: the cached prefix (this process's, else the
+    shared snapshot) plus the records after it (read with the match row when it was read with its
+    `Tail`, else queried here)."""
+    _learn(match)
     attached = _attached(match)
     rows: Sequence[Sequence[Any]]
     if attached is not None:
-        since, state, rows = attached
-        if not rows:
-            return state
+        since, state, rows, shared = attached
+        if len(rows) > SNAPSHOT_EVERY and not shared:  # this process's state is far behind
+            since, state, rows, shared = _closer(match, since, state, rows)
     else:
-        since, state = starting_point(match.id)
-        if since > match.version:  # cached past a version read earlier: replay from the start
-            since, state = (0, None)
-        if since == match.version and since:
+        since, state, shared = _start(match)
+        if since == match.version and since and not shared:
             return state
-        if match.archived_at is not None:
-            rows = [(r.type, r.seat, r.move) for r in archive.records(match, after=since, upto=match.version)]
-        else:
-            rows = list(
-                Record.objects.filter(match_id=match.id, seq__gt=since, seq__lte=match.version)
-                .order_by("seq")
-                .values_list("type", "seat", "move")
-            )
+        rows = [] if since == match.version else _rows_after(match, since)
+    if not rows and not shared:
+        return state
     state = replay(match, rows, state)
-    version = match.version
-    transaction.on_commit(lambda: remember(match.id, version, state))  # only committed records are cached
+    match_id, version = match.id, match.version
+    share = len(rows) >= SNAPSHOT_EVERY or (bool(rows) and not match.is_live)  # a finished match: its last state
+    transaction.on_commit(lambda: _remember(match_id, version, state, share))  # only committed records are cached
     return state
+
+
+def _start(match: Match) -> tuple[int, Any, bool]:
+    """Where `match_state` folds from when no tail came with the row: this process's cached state,
+    or the shared snapshot (True) when that is further along and this process would fold more
+    than SNAPSHOT_EVERY records (it holds nothing of the match, or an old state)."""
+    since, state = starting_point(match.id)
+    if since > match.version:  # cached past a version read earlier: replay from the start
+        since, state = (0, None)
+    if match.version - since > SNAPSHOT_EVERY:
+        shared = _shared_for(match, match.version)
+        if shared is not None and shared[0] > since:
+            return shared[0], shared[1], True
+    return since, state, False
+
+
+def _closer(match: Match, since: int, state: Any, rows: list[list[Any]]) -> tuple[int, Any, list[list[Any]], bool]:
+    """A tail read with the row that is longer than SNAPSHOT_EVERY: folded from the shared
+    snapshot instead, when that is within it (True), skipping the records before it."""
+    shared = _shared_for(match, match.version)
+    if shared is None or shared[0] <= since:
+        return since, state, rows, False
+    return shared[0], shared[1], rows[shared[0] - since :], True
+
+
+def _rows_after(match: Match, since: int) -> list[Sequence[Any]]:
+    """The records ``(type, seat, move)`` after ``since`` up to ``match.version``."""
+    if match.archived_at is not None:
+        return [(r.type, r.seat, r.move) for r in archive.records(match, after=since, upto=match.version)]
+    return list(
+        Record.objects.filter(match_id=match.id, seq__gt=since, seq__lte=match.version)
+        .order_by("seq")
+        .values_list("type", "seat", "move")
+    )
 
 
 def full_replay(match: Match) -> Any:
@@ -230,18 +301,103 @@ def full_replay(match: Match) -> Any:
 
 
 def remember(match_id: str, version: int, state: Any) -> None:
-    """Cache ``state`` as the state at ``version`` (call only for committed records)."""
+    """Cache ``state`` as the state at ``version`` (call only for committed records); shared too
+    when ``version`` crossed a multiple of SNAPSHOT_EVERY since the version this process held (at
+    most one write every SNAPSHOT_EVERY records, and no read of the shared cache to decide)."""
+    _remember(match_id, version, state, None)
+
+
+def _remember(match_id: str, version: int, state: Any, share: bool | None) -> None:
+    """`remember`; ``share`` None: share when a multiple of SNAPSHOT_EVERY was crossed."""
     with _cache_lock:
         current = _cache.get(match_id)
         if current is not None and current[0] > version:
             return
+        if share is None:
+            share = version // SNAPSHOT_EVERY > (version - 1 if current is None else current[0]) // SNAPSHOT_EVERY
         _cache[match_id] = (version, state)
         _cache.move_to_end(match_id)
         while len(_cache) > settings.TABULA_STATE_CACHE_SIZE:
             _cache.popitem(last=False)
+        tag = _rules_of.get(match_id) if share and version else None
+    if tag is not None:
+        _shared_set(match_id, (tag, version, state))
 
 
 def forget_all() -> None:
+    """Forget what this process holds (its states, snapshots, and a shared cache found failing);
+    the shared snapshots stay."""
     with _cache_lock:
         _cache.clear()
         _snapshots.clear()
+        _rules_of.clear()
+        _shared_off_until[0] = 0.0
+
+
+# The snapshot all processes share (module docstring): under `shared_key`, (`rules_tag`, seq, state).
+
+
+def rules_tag(match: Match) -> str:
+    """The engine a state of ``match`` was folded by: a snapshot is used only for the same one."""
+    return f"{match.game}:{match.rules_version}"
+
+
+def shared_key(match_id: str) -> str:
+    """The shared snapshot's cache key: by the match id alone, since `tail_of` asks for it before
+    the match row (and its rules version) is read; the value carries the `rules_tag`."""
+    return f"replay:{match_id}"
+
+
+def _learn(match: Match) -> None:
+    """Note the `rules_tag` of a match this process folds, so that `remember` can share its states."""
+    tag = rules_tag(match)
+    with _cache_lock:
+        _rules_of[match.id] = tag
+        _rules_of.move_to_end(match.id)
+        while len(_rules_of) > settings.TABULA_STATE_CACHE_SIZE:
+            _rules_of.popitem(last=False)
+
+
+def _shared_for(match: Match, upto: int) -> tuple[int, Any] | None:
+    """The shared snapshot of ``match`` when it is of the match's rules and at or before ``upto``."""
+    shared = _shared_get(match.id)
+    if shared is None or shared[0] != rules_tag(match) or not 0 < shared[1] <= upto:
+        return None
+    return shared[1], shared[2]
+
+
+def _shared_get(match_id: str) -> tuple[str, int, Any] | None:
+    """The shared (rules tag, seq, state) of a match, or None (none, or the cache failing)."""
+    if time.monotonic() < _shared_off_until[0]:
+        return None
+    try:
+        value = cache.get(shared_key(match_id))
+    except Exception as exc:  # down, slow, or a value this code cannot unpickle: replay from the records
+        _shared_failed("read", exc)
+        return None
+    _shared_warned[0] = False
+    if not (isinstance(value, tuple) and len(value) == 3 and isinstance(value[1], int)):
+        return None
+    return value
+
+
+def _shared_set(match_id: str, value: tuple[str, int, Any]) -> None:
+    """Store the shared snapshot (runs on commit: a failure is logged, never raised)."""
+    if time.monotonic() < _shared_off_until[0]:
+        return
+    try:
+        cache.set(shared_key(match_id), value, settings.TABULA_STATE_SNAPSHOT_TTL)
+    except Exception as exc:
+        _shared_failed("write", exc)
+    else:
+        _shared_warned[0] = False
+
+
+def _shared_failed(what: str, exc: Exception) -> None:
+    """Leave the shared cache alone for SHARED_BACKOFF_S (a cache timing out would otherwise cost
+    each read its timeout); say so as a warning once an outage, then at debug (the error's type
+    only: a message could quote a state)."""
+    _shared_off_until[0] = time.monotonic() + SHARED_BACKOFF_S
+    level = logging.DEBUG if _shared_warned[0] else logging.WARNING
+    _shared_warned[0] = True
+    log.log(level, "replay snapshot %s failed (%s): replaying from the records", what, type(exc).__name__)

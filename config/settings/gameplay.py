@@ -6,6 +6,11 @@ import os
 
 TABULA_ALLOW_SETUP = False  # the `setup` option (a dealt position): test settings or staff only
 TABULA_STATE_CACHE_SIZE = 512  # matches whose latest state each process keeps
+# The state snapshot every process shares (games/replay.py), one per match in the cache: a match
+# moving refreshes it every 64 records; one untouched this long (seconds) lets it go, and its next
+# cold read replays from record 1 once and stores it again. Days, not hours: a correspondence game
+# may rest a day or two between moves, and Redis holds a few kilobytes per match.
+TABULA_STATE_SNAPSHOT_TTL = int(os.environ.get("TABULA_STATE_SNAPSHOT_TTL", str(3 * 24 * 3600)))
 # Archival (games/archive.py): a match finished this many days ago has its records moved into one
 # compressed row; the hourly job archives at most TABULA_ARCHIVE_BATCH matches a run.
 TABULA_ARCHIVE_AFTER_DAYS = int(os.environ.get("TABULA_ARCHIVE_AFTER_DAYS", "30"))
