@@ -539,3 +539,34 @@ def test_an_account_by_name_is_the_orm_answer(make_user):
             assert _fields(found) == _fields(expected)
     assert accounts.by_name("ADA").pk == ada.pk  # the key wins over an exact name
     assert accounts.by_name("Bert").pk == keyless.pk and accounts.by_name("Cleo") is None
+
+
+@pytest.mark.django_db
+def test_a_log_read_keeps_every_json_value_time_and_key_order(make_user):
+    """The log read in one JSON document (PostgreSQL) gives back what the columns hold: floats,
+    big integers, text beyond ASCII, nulls, jsonb's order of keys, and times with and without a
+    fraction of a second; the rendered events are the same bytes as from the ORM's records."""
+    import json
+    from datetime import UTC, datetime
+
+    from games import archive
+    from games.models import Record
+
+    match = _played_match(make_user, 3)
+    odd = {"zeta": 1.0, "a": [1e-7, 2**53 + 1, -0.5], "ünï": "Grüße 🎲", "n": None, "nested": {"b": 2, "aa": True}}
+    at_whole = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
+    at_fraction = datetime(2026, 1, 2, 3, 4, 5, 120000, tzinfo=UTC)
+    for n, at in enumerate((at_whole, at_fraction), start=match.version + 1):
+        Record.objects.create(
+            match=match, seq=n, type="paused", seat=None, actor="system", move=odd, effects=[odd], data=odd, at=at
+        )
+    fields = ("seq", "type", "seat", "actor", "move", "effects", "data", "at")
+    expected = list(Record.objects.filter(match=match).order_by("seq"))
+    found = archive.log(match)
+    assert [tuple(getattr(r, f) for f in fields) for r in found] == [
+        tuple(getattr(r, f) for f in fields) for r in expected
+    ]
+    for a, b in zip(found, expected, strict=True):
+        assert json.dumps([a.move, a.effects, a.data]) == json.dumps([b.move, b.effects, b.data])  # key order too
+        assert a.at.isoformat() == b.at.isoformat()
+    assert found[-2].at == at_whole and found[-1].at == at_fraction
