@@ -20,7 +20,7 @@ from django.utils import timezone
 
 from games import selectors
 from games.models import Match, Seat
-from games.sql import ListedSeat
+from games.sql import ListedMatch, ListedSeat
 
 HIDDEN_SETUP = "hidden until the match is over"
 
@@ -59,7 +59,7 @@ def seat_summary(seat: Seat | ListedSeat, tz: tzinfo | None = None) -> dict[str,
     }
 
 
-def match_options(match: Match) -> dict[str, Any]:
+def match_options(match: Match | ListedMatch) -> dict[str, Any]:
     """The engine's options with the platform's ``takebacks``; a ``setup`` fixture is the deal
     itself, so it is hidden like the seed while the match is live."""
     options = {**match.options, "takebacks": match.takebacks}
@@ -68,19 +68,22 @@ def match_options(match: Match) -> dict[str, Any]:
     return options
 
 
-def rematch_id(match: Match) -> str | None:
+def rematch_id(match: Match | ListedMatch) -> str | None:
     """The automatic rematch after a tie, by the reverse one-to-one: the list selectors
-    ``select_related`` it; elsewhere it is one query."""
+    ``select_related`` it (a page read by hand has its id); elsewhere it is one query."""
+    if isinstance(match, ListedMatch):
+        return match.rematch
     try:
         return match.rematch.id
     except Match.DoesNotExist:
         return None
 
 
-def match_summary(match: Match) -> dict[str, Any]:
+def match_summary(match: Match | ListedMatch) -> dict[str, Any]:
     """The match summary exactly as ``MatchSerializer(match).data`` is (``GET matches/{id}`` and
     every list of matches). Seats: those `match_summaries` read for a page, else ``match.seats.all()``
-    (prefetch them, with their users, as ``selectors.match_get`` does)."""
+    (prefetch them, with their users, as ``selectors.match_get`` does). A page read by hand comes as
+    `ListedMatch` rows, its creator's public name already resolved."""
     tz = timezone.get_current_timezone()
     seats = selectors.seats_shown(match)
     live = match.is_live
@@ -105,7 +108,7 @@ def match_summary(match: Match) -> dict[str, Any]:
         "time_control": match.time_control,
         "private": match.private,
         "rated": match.rated,
-        "created_by": match.created_by.public_name,
+        "created_by": match.creator if isinstance(match, ListedMatch) else match.created_by.public_name,
         "created_at": drf_datetime(match.created_at, tz),
         "started_at": drf_datetime(match.started_at, tz),
         "finished_at": drf_datetime(match.finished_at, tz),
@@ -117,7 +120,7 @@ def match_summary(match: Match) -> dict[str, Any]:
     }
 
 
-def match_summaries(matches: Iterable[Match]) -> list[dict[str, Any]]:
+def match_summaries(matches: Iterable[Match | ListedMatch]) -> list[dict[str, Any]]:
     """A page of summaries (``MatchSerializer(matches, many=True).data``), with the seats of all of
     them read in one statement (`games.selectors.with_seats`): no query per match."""
     return [match_summary(m) for m in selectors.with_seats(matches)]

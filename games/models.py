@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
@@ -70,9 +72,13 @@ class Seat(models.Model):
 
     match = models.ForeignKey(Match, related_name="seats", on_delete=models.CASCADE, db_index=False)  # (match, index)
     index = models.PositiveSmallIntegerField()
-    user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, related_name="seats", on_delete=models.PROTECT
+    user = models.ForeignKey(  # indexed by ``seat_history``, which starts with it
+        settings.AUTH_USER_MODEL, null=True, blank=True, related_name="seats", on_delete=models.PROTECT, db_index=False
     )
+    # The match's creation time, copied when the seat is made (it never changes): a player's history
+    # is read newest first from their seats alone (the index ``seat_history``), where looking up
+    # every match they ever sat in grew with their history (issue 31).
+    match_created_at = models.DateTimeField(editable=False)
     bot = models.CharField(max_length=16, blank=True, default="")
     joined_at = models.DateTimeField(null=True, blank=True)
     resigned = models.BooleanField(default=False)
@@ -90,6 +96,7 @@ class Seat(models.Model):
 
     class Meta:
         ordering = ["match", "index"]
+        indexes = [models.Index(fields=["user", "-match_created_at", "-match"], name="seat_history")]
         constraints = [
             models.UniqueConstraint(fields=["match", "index"], name="seat_unique_index_per_match"),
             models.UniqueConstraint(
@@ -100,6 +107,11 @@ class Seat(models.Model):
     def __str__(self) -> str:
         who = self.user.username if self.user is not None else (f"bot:{self.bot}" if self.bot else "free")
         return f"{self.match_id}#{self.index} {who}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if self.match_created_at is None:  # unset until its first save (a test, the admin)
+            self.match_created_at = self.match.created_at
+        super().save(*args, **kwargs)
 
     @property
     def taken(self) -> bool:
@@ -172,6 +184,39 @@ class ArchivedLog(models.Model):
 
     def __str__(self) -> str:
         return f"{self.match_id}: {self.count} records archived"
+
+
+class Tally(models.Model):
+    """A player's finished public matches of one game, folded as their public profile shows them
+    (`games.selectors.user_profile`): kept as each match ends (`games.tallies`), so that a profile
+    reads a row per game, however long the history. ``won``, ``drawn``, ``lost``: by
+    `selectors.outcome_of` (none is a loss); ``winners``: among the winners, shared or not (the
+    profile's count of wins); the streaks: of wins in a row, in the order the matches finished.
+    ``first_*``: the first match counted, whose order is the order the profile lists the games in."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, related_name="+", on_delete=models.CASCADE, db_index=False
+    )  # (user, game)
+    game = models.CharField(max_length=16)
+    played = models.PositiveIntegerField(default=0)
+    won = models.PositiveIntegerField(default=0)
+    drawn = models.PositiveIntegerField(default=0)
+    lost = models.PositiveIntegerField(default=0)
+    winners = models.PositiveIntegerField(default=0)
+    placement_sum = models.PositiveIntegerField(default=0)
+    placement_count = models.PositiveIntegerField(default=0)
+    score_sum = models.FloatField(default=0.0)
+    score_count = models.PositiveIntegerField(default=0)
+    current_streak = models.PositiveIntegerField(default=0)
+    longest_streak = models.PositiveIntegerField(default=0)
+    first_finished_at = models.DateTimeField(null=True, blank=True)
+    first_match_id = models.CharField(max_length=22, blank=True, default="")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "game"], name="tally_unique_per_user_game")]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} {self.game}: {self.played} played"
 
 
 class Invitation(models.Model):

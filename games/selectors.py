@@ -19,7 +19,7 @@ from accounts.models import RatingChange, User
 from circles import selectors as circles
 from core.errors import Conflict, NotFound
 from games import archive, replay, sql
-from games.models import Invitation, Match, Record, Seat
+from games.models import Invitation, Match, Record, Seat, Tally
 from rules.base import Moved, Rules, undo_blocker
 
 
@@ -264,20 +264,21 @@ def for_summaries(qs: QuerySet[Match]) -> QuerySet[Match]:
 SUMMARY_ATTNAMES = tuple(f.attname for f in Match._meta.concrete_fields if f.name in SUMMARY_FIELDS)
 
 
-def _listing(user_id: int, *conditions: tuple[str, Any], order: str) -> sql.Listing:
+def _listing(user_id: int, *conditions: tuple[str, Any], order: str, seats_order: str = "") -> sql.Listing:
     """The matches ``user_id`` sits in that meet every ``(condition, parameter)`` on ``m``, as
-    `games.sql` reads a page or a count of them."""
+    `games.sql` reads a page or a count of them; with no condition, in ``seats_order`` on the seats
+    when there is one (`sql.Listing.seats_order`)."""
     where, params = sql.seated(user_id)
     for condition, param in conditions:
         where += f" AND {condition}"
         params.append(param)
-    return sql.Listing(where, tuple(params), order, SUMMARY_ATTNAMES)
+    return sql.Listing(where, tuple(params), order, SUMMARY_ATTNAMES, "" if conditions else seats_order)
 
 
 def my_matches(user: User) -> sql.Listing:
     """``match_list(user=user, mine=True)`` (``matches?mine=true``) for `games.sql.summaries_page`:
     every match the caller sits in, in the same order (``-created_at``, then ``id``)."""
-    return _listing(user.pk, order="m.created_at DESC, m.id ASC")
+    return _listing(user.pk, order="m.created_at DESC, m.id ASC", seats_order="s.match_created_at DESC, s.match_id ASC")
 
 
 def user_matches_listing(
@@ -296,7 +297,12 @@ def user_matches_listing(
         conditions.append(("m.game = %s", game))
     if status:
         conditions.append(("m.status = %s", status))
-    return _listing(user.pk, *conditions, order="m.created_at DESC, m.id DESC")
+    return _listing(
+        user.pk,
+        *conditions,
+        order="m.created_at DESC, m.id DESC",
+        seats_order="s.match_created_at DESC, s.match_id DESC",
+    )
 
 
 def match_list(*, user: User, mine: bool = False) -> QuerySet[Match]:
@@ -311,27 +317,33 @@ def match_list(*, user: User, mine: bool = False) -> QuerySet[Match]:
     return qs.order_by("-created_at", "id")
 
 
-def with_seats(matches: Iterable[Match]) -> list[Match]:
+def with_seats(matches: Iterable[Match | sql.ListedMatch]) -> list[Match | sql.ListedMatch]:
     """The matches, each with ``listed_seats``: its seats in order (`sql.ListedSeat`), with their
     players' public names, read for the whole page in one statement (`games.sql.seats_of`). A list
     of summaries shows every seat of every match; the lists' querysets leave the seats out so that
     only a page's are read (``user_matches(result=…)`` reads whole lists), and the ORM's prefetch
-    cost more than the summaries themselves. A match whose seats were prefetched keeps those."""
+    cost more than the summaries themselves. A match whose seats were prefetched, or read with the
+    page (`sql.summaries_page`), keeps those."""
     matches = list(matches)
-    wanted = [m.pk for m in matches if "seats" not in getattr(m, "_prefetched_objects_cache", {})]
+    wanted = [
+        m.id
+        for m in matches
+        if getattr(m, "listed_seats", None) is None and "seats" not in getattr(m, "_prefetched_objects_cache", {})
+    ]
     seats = sql.seats_of(wanted)
     wanted_ids = set(wanted)
     for match in matches:
-        if match.pk in wanted_ids:
-            match.listed_seats = seats.get(match.pk, [])  # type: ignore[attr-defined]
+        if match.id in wanted_ids:
+            match.listed_seats = seats.get(match.id, [])  # type: ignore[union-attr]  # a Match gets one
     return matches
 
 
-def seats_shown(match: Match) -> list[Seat] | list[sql.ListedSeat]:
+def seats_shown(match: Match | sql.ListedMatch) -> list[Seat] | list[sql.ListedSeat]:
     """The seats a summary shows: those `with_seats` read, else ``match.seats.all()``."""
     listed: list[sql.ListedSeat] | None = getattr(match, "listed_seats", None)
     if listed is not None:
         return listed
+    assert isinstance(match, Match)  # a listed one always has its seats
     return list(match.seats.all())
 
 
@@ -442,29 +454,47 @@ def match_export(match: Match) -> dict[str, Any]:
 PROFILE_RECENT = 10  # the recent matches a profile shows
 
 
-def user_profile(username: str) -> tuple[User, dict[str, int], list[Match], dict[str, dict[str, Any]]]:
+def user_profile(username: str) -> tuple[User, dict[str, int], list[sql.ListedMatch], dict[str, dict[str, Any]]]:
     """A public profile, the same for every viewer: the active user, their counts of the matches
     anyone may see (played, active, won), their recent ones (the visibility rule for no one: public
-    ones) and their statistics (`user_stats`). The finished matches are read once, for the counts
-    and the statistics (one seat per user and match: a row is a match). The active count and the
-    recent matches are `games.sql`'s (`profile_listings`): the ORM compiled them on every read."""
+    ones) and their statistics (`user_stats` for no viewer). The counts of finished matches and the
+    statistics are the player's tallies (`games.tallies`: kept as each match ends, a row per game,
+    however long the history; folding every finished match here grew with it). The active count and
+    the recent matches are `games.sql`'s (`profile_listings`): the ORM compiled them on every read."""
     user = user_get(username)
-    finished = finished_rows(user)
+    tallies = list(Tally.objects.filter(user_id=user.pk).order_by("first_finished_at", "first_match_id"))
     active, recent = profile_listings(user)
     counts = {
-        "played": len(finished),
+        "played": sum(t.played for t in tallies),
         "active": sql.summaries_count(active),
-        "won": sum(1 for _, index, result in finished if index in (result or {}).get("winners", [])),
+        "won": sum(t.winners for t in tallies),
     }
-    return user, counts, sql.summaries(recent, PROFILE_RECENT), user_stats(user, rows=finished)
+    stats = {t.game: tally_stats(t) for t in tallies}  # in the order each game was first finished
+    return user, counts, sql.summaries(recent, PROFILE_RECENT), stats
+
+
+def tally_stats(tally: Tally) -> dict[str, Any]:
+    """One game's statistics from its tally, as `user_stats` shows them (the same keys, in order)."""
+    placements, scores = tally.placement_count, tally.score_count
+    return {
+        "played": tally.played,
+        "won": tally.won,
+        "drawn": tally.drawn,
+        "lost": tally.lost,
+        "longest_streak": tally.longest_streak,
+        "average_placement": round(tally.placement_sum / placements, 3) if placements else None,
+        "average_score": round(tally.score_sum / scores, 3) if scores else None,
+    }
 
 
 def profile_listings(user: User) -> tuple[sql.Listing, sql.Listing]:
     """The profile's public matches of ``user``: the active ones (counted) and the finished ones,
-    latest finished first (no tie-breaker, as the profile always read them)."""
+    latest finished first (ties: the latest id first)."""
     public = ("m.private = %s", False)
     active = _listing(user.pk, public, ("m.status = %s", Match.Status.ACTIVE.value), order="m.finished_at DESC")
-    finished = _listing(user.pk, public, ("m.status = %s", Match.Status.FINISHED.value), order="m.finished_at DESC")
+    finished = _listing(
+        user.pk, public, ("m.status = %s", Match.Status.FINISHED.value), order="m.finished_at DESC, m.id DESC"
+    )
     return active, finished
 
 
@@ -662,10 +692,8 @@ FinishedRow = tuple[str, int, dict[str, Any] | None]  # (game, the user's seat i
 
 def finished_rows(user: User, viewer: User | None = None) -> list[FinishedRow]:
     """``user``'s finished matches that ``viewer`` may see (None: anyone), oldest first, as
-    ``(game, seat index, result)``: what the statistics and the profile's counts are made of.
-    For anyone (``viewer`` None: the public profile) in `games.sql` (`sql.finished_public`)."""
-    if viewer is None:
-        return sql.finished_public(user.pk)
+    ``(game, seat index, result)``: what the statistics are made of (`user_stats`; the public
+    profile reads them from its tallies instead, `games.tallies`, whose fold this is)."""
     return list(
         Seat.objects.filter(user=user, match__status=Match.Status.FINISHED)
         .filter(visible_to(viewer))
@@ -679,7 +707,7 @@ def user_stats(
 ) -> dict[str, dict[str, Any]]:
     """Per game, over the finished matches ``viewer`` may see (None: anyone, as on a public profile):
     played, won, drawn, lost, average placement (1 = first), average score, longest winning streak.
-    ``rows``: `finished_rows` already read for the same viewer (the profile reads them once)."""
+    ``rows``: `finished_rows` already read for the same viewer."""
     rows = finished_rows(user, viewer) if rows is None else rows
     out: dict[str, dict[str, Any]] = {}
     streaks: dict[str, int] = {}

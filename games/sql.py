@@ -239,21 +239,99 @@ class Listing:
     params: tuple[Any, ...]
     order: str
     fields: tuple[str, ...]
+    #: When the list is every match one user sits in (``params`` is their id alone): ``order`` on
+    #: their seats ``s`` (`Seat.match_created_at`), so that the page is found in the index
+    #: ``seat_history`` without looking up each of their matches.
+    seats_order: str = ""
 
 
 def seated(user_id: int) -> tuple[str, list[Any]]:
-    """``Exists(Seat.objects.filter(match=OuterRef("pk"), user=user))`` as a condition on ``m``."""
-    return f"EXISTS (SELECT 1 FROM {table(Seat)} s WHERE s.match_id = m.id AND s.user_id = %s)", [user_id]
+    """``Exists(Seat.objects.filter(match=OuterRef("pk"), user=user))`` as a condition on ``m``: the
+    matches among the user's seats, read first. On PostgreSQL ``OFFSET 0`` keeps the planner from
+    folding the subquery into a join it may then start from the other end: for a player with
+    hundreds of matches it estimated (rightly) more rows, and chose to walk every match newest
+    first, testing each against the seats: 270 ms instead of 3 at 100,000 matches (issue 31)."""
+    fence = " OFFSET 0" if connections[DEFAULT_DB_ALIAS].vendor == "postgresql" else ""
+    return f"m.id IN (SELECT s.match_id FROM {table(Seat)} s WHERE s.user_id = %s{fence})", [user_id]
 
 
 def _summary_select(fields: tuple[str, ...]) -> str:
     """The match's summary columns, its creator's name and deletion, and its rematch's id: what
-    ``for_summaries`` reads by its two joins (``m``, ``u``, ``r``)."""
+    ``for_summaries`` reads by its two joins (``m``, ``u``, ``r``); on PostgreSQL its seats too
+    (`_seats_column`)."""
     column = {f.attname: f.column for f in Match._meta.concrete_fields}
     return (
         ", ".join(f"m.{_quote(column[name])}" for name in fields)
-        + f", u.{_quote('username')}, u.{_quote('deleted_at')}, r.id"
+        + f", u.{_quote('username')}, u.{_quote('deleted_at')}, r.id{_seats_column()}"
     )
+
+
+#: `ListedSeat`'s fields in the order `_seats_column` builds each seat's JSON array, with the
+#: player's name and whether the account is deleted in place of ``username``.
+_SEAT_ARRAY = (
+    "index",
+    "user_id",
+    "username",
+    "deleted",
+    "bot",
+    "resigned",
+    "deadline",
+    "bank_ms",
+    "consecutive_timeouts",
+    "away_until",
+    "caretaker",
+)
+
+
+def _seats_column() -> str:
+    """PostgreSQL: a scalar subquery over the match row ``m``: its seats in ``index`` order, each a
+    JSON array of `_SEAT_ARRAY`, with its player's name (the page's seats come with the page, not in
+    a statement of their own: `seats_of`). SQLite: nothing (then `selectors.with_seats` reads them)."""
+    connection = connections[DEFAULT_DB_ALIAS]
+    if connection.vendor != "postgresql":
+        return ""
+    column = {f.attname: f.column for f in Seat._meta.concrete_fields}
+    values = [
+        f"s.{_quote(column[name])}"
+        if name in column
+        else f"su.{_quote('username')}"
+        if name == "username"
+        else f"su.{_quote('deleted_at')} IS NOT NULL"
+        for name in _SEAT_ARRAY
+    ]
+    return (
+        f", (SELECT json_agg(json_build_array({', '.join(values)}) ORDER BY s.{_quote('index')})"
+        f" FROM {table(Seat)} s LEFT JOIN {table(User)} su ON su.id = s.user_id WHERE s.match_id = m.id)"
+    )
+
+
+def _listed_seats(match_id: str, seats: list[list[Any]] | None) -> list[ListedSeat]:
+    """`_seats_column`'s arrays as `ListedSeat`s, as `seats_of` reads them: a JSON time is text (at
+    UTC, the connection's zone), made a datetime again so that the summary formats it as always."""
+    from accounts.usernames import DELETED  # `User.public_name`'s word
+
+    out = []
+    for index, user_id, name, deleted, bot, resigned, deadline, bank_ms, timeouts, away_until, caretaker in seats or []:
+        username = None if user_id is None else DELETED if deleted else name
+        out.append(
+            ListedSeat(
+                match_id,
+                index,
+                username,
+                bot,
+                resigned,
+                _time(deadline),
+                bank_ms,
+                timeouts,
+                _time(away_until),
+                caretaker,
+            )
+        )
+    return out
+
+
+def _time(text: str | None) -> datetime | None:
+    return None if text is None else datetime.fromisoformat(text)
 
 
 def _summary_joins() -> str:
@@ -263,29 +341,75 @@ def _summary_joins() -> str:
     )
 
 
-def _summary_match(fields: tuple[str, ...], row: Sequence[Any]) -> Match:
-    """A match as ``for_summaries`` builds it from `_summary_select`'s columns: only ``fields``
-    loaded, its creator (id, name, deletion) and its rematch (its id, or none) cached as
-    ``select_related`` caches them, so that reading them is no query."""
+@dataclass(slots=True)
+class ListedMatch:
+    """A match as a list of summaries shows it: the columns a summary reads (`Listing.fields`, which
+    are `selectors.SUMMARY_ATTNAMES`), its creator's public name, its rematch's id and, once read,
+    its seats. A page read as model instances (the match, its creator, its rematch) spent more on
+    building them than on the rest of its answer (issue 31); nothing on a page needs a model."""
+
+    id: str
+    game: str
+    players: int
+    options: dict[str, Any]
+    time_control: dict[str, Any] | None
+    seed: int
+    seed_commitment: str
+    private: bool
+    rated: bool
+    status: str
+    version: int
+    created_by_id: int
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+    result: dict[str, Any] | None
+    awaiting: list[int]
+    awaited_since: dict[str, str]
+    rematch_of_id: str | None
+    timer_deadline: datetime | None
+    takebacks: str
+    tournament: str
+    creator: str  # the creator's public name: "deleted player" for a deleted account
+    rematch: str | None  # the id of the rematch after a tie, if there is one
+    listed_seats: list[ListedSeat] | None = None  # None until read (`selectors.with_seats`)
+
+    @property
+    def is_live(self) -> bool:
+        return self.status in (Match.Status.OPEN, Match.Status.ACTIVE)
+
+
+def _summary_match(fields: tuple[str, ...], row: Sequence[Any]) -> ListedMatch:
+    """A `ListedMatch` from `_summary_select`'s columns, each converted as the ORM converts it."""
+    from accounts.usernames import DELETED  # `User.public_name`'s word
+
     n = len(fields)
-    match = hydrate_fields(Match, fields, row[:n])
-    username, deleted_at, rematch = row[n:]
-    creator = hydrate_fields(User, ("id", "username", "deleted_at"), (match.created_by_id, username, deleted_at))
-    Match.created_by.field.set_cached_value(match, creator)
-    rematch_of = hydrate_fields(Match, ("id",), (rematch,)) if rematch is not None else None
-    Match.rematch.related.set_cached_value(match, rematch_of)
+    username, deleted_at, rematch = row[n : n + 3]
+    values = dict(zip(fields, convert(Match, fields, row[:n]), strict=True))
+    match = ListedMatch(**values, creator=DELETED if deleted_at is not None else username, rematch=rematch)
+    if len(row) > n + 3:  # its seats came with it (`_seats_column`)
+        match.listed_seats = _listed_seats(match.id, row[n + 3])
     return match
 
 
-def summaries_page(listing: Listing, limit: int, offset: int) -> tuple[int, list[Match]]:
+def summaries_page(listing: Listing, limit: int, offset: int) -> tuple[int, list[ListedMatch]]:
     """The count of ``listing``'s matches and those from ``offset`` to ``offset + limit``, as
     ``for_summaries(qs)``'s page and ``qs.count()`` are (the ORM compiled both anew per request,
     most of a history page's time, issue 31). One statement: the page's ids and the count
     (``count(*) OVER ()``, over every match before the LIMIT) in a narrow subquery, then their
     summary columns. A page past the end has no row to carry the count: then a count alone."""
+    if listing.seats_order:  # from the seats alone: their index holds the order
+        hits = (
+            f"SELECT s.match_id AS id, count(*) OVER () AS total FROM {table(Seat)} s WHERE s.user_id = %s"
+            f" ORDER BY {listing.seats_order} LIMIT %s OFFSET %s"
+        )
+    else:
+        hits = (
+            f"SELECT m.id, count(*) OVER () AS total FROM {table(Match)} m WHERE {listing.where}"
+            f" ORDER BY {listing.order} LIMIT %s OFFSET %s"
+        )
     sql = (
-        f"WITH hits AS (SELECT m.id, count(*) OVER () AS total FROM {table(Match)} m WHERE {listing.where}"
-        f" ORDER BY {listing.order} LIMIT %s OFFSET %s)"
+        f"WITH hits AS ({hits})"
         f" SELECT {_summary_select(listing.fields)}, hits.total FROM hits JOIN {table(Match)} m ON m.id = hits.id"
         f"{_summary_joins()} ORDER BY {listing.order}"
     )
@@ -301,24 +425,14 @@ def summaries_count(listing: Listing) -> int:
     return int(rows[0][0])
 
 
-def summaries(listing: Listing, limit: int) -> list[Match]:
-    """The first ``limit`` of ``listing``'s matches, as ``for_summaries(qs)[:limit]`` is: one
-    statement of the same shape as the ORM's (the profile's recent matches, whose order has no
-    tie-breaker: the same plan keeps the same ties)."""
+def summaries(listing: Listing, limit: int) -> list[ListedMatch]:
+    """The first ``limit`` of ``listing``'s matches, as ``for_summaries(qs)[:limit]`` is (the
+    profile's recent matches): their ids first, then only theirs are read whole, with their seats.
+    Read whole before the LIMIT, every one of a long history's matches cost its columns, creator,
+    rematch and seats (issue 31)."""
     sql = (
-        f"SELECT {_summary_select(listing.fields)} FROM {table(Match)} m{_summary_joins()}"
-        f" WHERE {listing.where} ORDER BY {listing.order} LIMIT %s"
+        f"WITH hits AS (SELECT m.id FROM {table(Match)} m WHERE {listing.where} ORDER BY {listing.order} LIMIT %s)"
+        f" SELECT {_summary_select(listing.fields)} FROM hits JOIN {table(Match)} m ON m.id = hits.id"
+        f"{_summary_joins()} ORDER BY {listing.order}"
     )
     return [_summary_match(listing.fields, row) for row in fetch(sql, [*listing.params, limit])]
-
-
-def finished_public(user_id: int) -> list[tuple[str, int, dict[str, Any] | None]]:
-    """``(game, seat index, result)`` of every finished public match ``user_id`` sits in, oldest
-    finished first (ties: by match id): `selectors.finished_rows` for anyone, which every profile
-    reads whole for its counts and statistics, and which the ORM compiled anew each time."""
-    rows = fetch(
-        f"SELECT m.game, s.{_quote('index')}, m.result FROM {table(Seat)} s JOIN {table(Match)} m ON m.id = s.match_id"
-        f" WHERE s.user_id = %s AND m.status = %s AND m.private = %s ORDER BY m.finished_at, s.match_id",
-        [user_id, Match.Status.FINISHED.value, False],
-    )
-    return [(game, index, convert(Match, ("result",), (result,))[0]) for game, index, result in rows]

@@ -404,7 +404,7 @@ class UserMatchesApi(APIView):
         user = selectors.user_get(username)
         game = q.get("game") or None
         listing = None if result else selectors.user_matches_listing(user, viewer(request), game=game, status=status_)
-        page: list[Match] | QuerySet[Match]
+        page: list[sql.ListedMatch] | list[Match] | QuerySet[Match]
         if listing is not None:  # the page and its count by hand (`games.sql.summaries_page`)
             count, page = sql.summaries_page(listing, limit, offset)
         else:

@@ -115,6 +115,7 @@ def match_create(
         [
             Seat(
                 match=match,
+                match_created_at=match.created_at,
                 index=i,
                 user=user if i == creator_seat else None,
                 joined_at=now if i == creator_seat else None,

@@ -26,7 +26,7 @@ from structlog.contextvars import bind_contextvars
 from accounts.models import User
 from core import metrics, sql
 from core.errors import ApplicationError, Conflict, NotFound
-from games import clocks, notices, ratings, replay, scheduling, selectors
+from games import clocks, notices, ratings, replay, scheduling, selectors, tallies
 from games.errors import MatchOver, NotSeated, StaleVersion, match_is
 from games.models import Match, Record, Seat
 from games.services import writes
@@ -154,6 +154,7 @@ def end_by_agreement(
         match.save(update_fields=["rated"])
     elif ratings.ratings_update(match):
         scheduling.leaderboard_on_commit(match.game)
+    tallies.tally_update(match)  # a cancelled match (aborted) counts in none
     scheduling.ended_on_commit(match)
     notices.on_agreed(match, seats, record)
     return record
@@ -223,6 +224,7 @@ def _advance(
     if outcome is not None:
         if ratings.ratings_update(match):
             scheduling.leaderboard_on_commit(match.game)
+        tallies.tally_update(match)
         scheduling.ended_on_commit(match)
         if outcome.rematch:
             _rematch_on_tie(match, seats)
@@ -308,7 +310,10 @@ def match_seated(
         tournament=tournament,
     )
     Seat.objects.bulk_create(
-        [Seat(match=match, index=i, user=user, bot=bot, joined_at=now) for i, (user, bot) in enumerate(seats)]
+        [
+            Seat(match=match, match_created_at=match.created_at, index=i, user=user, bot=bot, joined_at=now)
+            for i, (user, bot) in enumerate(seats)
+        ]
     )
     created: dict[str, Any] = {"game": game, "players": len(seats), "by": created_by.username}
     if rematch_of is not None:

@@ -11,6 +11,7 @@ import pytest
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
+from accounts.models import User
 from api.pagination import CappedLimitOffsetPagination
 from games import selectors
 from games import sql as games_sql
@@ -58,15 +59,19 @@ def history(make_user):
     return alice, bob, carol
 
 
-def _same(hand: list[Match], orm: list[Match]) -> None:
+def _same(hand: list[games_sql.ListedMatch], orm: list[Match]) -> None:
+    """The rows read by hand hold what the ORM's summary instances hold, value for value and of the
+    same types (a page's JSON is built from either)."""
     assert [m.id for m in hand] == [m.id for m in orm]
     for a, b in zip(hand, orm, strict=True):
-        assert {n: getattr(a, n) for n in selectors.SUMMARY_ATTNAMES} == {
-            n: getattr(b, n) for n in selectors.SUMMARY_ATTNAMES
-        }
-        assert a.get_deferred_fields() == b.get_deferred_fields()
-        assert a.created_by.public_name == b.created_by.public_name
-        assert _rematch(a) == _rematch(b)
+        mine = {n: getattr(a, n) for n in selectors.SUMMARY_ATTNAMES}
+        theirs = {n: getattr(b, n) for n in selectors.SUMMARY_ATTNAMES}
+        assert mine == theirs
+        assert {n: type(v) for n, v in mine.items()} == {n: type(v) for n, v in theirs.items()}
+        assert set(b.get_deferred_fields()).isdisjoint(selectors.SUMMARY_ATTNAMES)
+        assert a.creator == b.created_by.public_name
+        assert a.rematch == _rematch(b)
+        assert a.is_live == b.is_live
 
 
 def _rematch(match: Match) -> str | None:
@@ -131,7 +136,7 @@ def test_the_profiles_recent_matches_and_active_count_are_the_orm_ones(history):
         mine = Match.objects.filter(Exists(Seat.objects.filter(match=OuterRef("pk"), user=user))).filter(private=False)
         active, finished = selectors.profile_listings(user)
         assert games_sql.summaries_count(active) == mine.filter(status=Match.Status.ACTIVE).count()
-        orm = selectors.for_summaries(mine).filter(status=Match.Status.FINISHED).order_by("-finished_at")
+        orm = selectors.for_summaries(mine).filter(status=Match.Status.FINISHED).order_by("-finished_at", "-id")
         for limit in (1, 3, 10, 100):
             _same(games_sql.summaries(finished, limit), list(orm[:limit]))
 
@@ -183,14 +188,25 @@ def test_a_users_matches_answer_as_the_orm_path_does(history, api, monkeypatch, 
 
 
 @pytest.mark.django_db
-def test_the_profiles_finished_rows_are_the_orm_ones(history):
-    for user in history:
-        orm = list(
-            Seat.objects.filter(user=user, match__status=Match.Status.FINISHED)
-            .filter(selectors.visible_to(None))
-            .order_by("match__finished_at", "match_id")
-            .values_list("match__game", "index", "match__result")
-        )
-        assert len(orm) > 2 and all(isinstance(result, dict) for _, _, result in orm)
-        assert games_sql.finished_public(user.pk) == orm
-        assert selectors.finished_rows(user) == orm
+def test_a_pages_seats_come_with_it_as_seats_of_reads_them(history):
+    """On PostgreSQL a page's seats come in its own statement, as JSON; they are what `seats_of`
+    reads, every field and type (times with and without a fraction of a second, a deleted player, an
+    empty seat, a bot, an away one); on SQLite `with_seats` reads them with `seats_of`."""
+    alice = history[0]
+    at = timezone.now().replace(microsecond=120000)
+    Seat.objects.filter(index=0, match__status=Match.Status.ACTIVE).update(
+        deadline=at, bank_ms=61_000, consecutive_timeouts=2, bot="greedy", caretaker=True
+    )
+    Seat.objects.filter(index=1, match__status=Match.Status.ACTIVE).update(
+        away_until=at.replace(microsecond=0) + timedelta(days=2), resigned=True
+    )
+    dora = User.objects.get(username="dora")  # deleted
+    Seat.objects.filter(index=2, match__status=Match.Status.FINISHED, user__isnull=False).update(user=dora)
+    _, page = games_sql.summaries_page(selectors.my_matches(alice), 100, 0)
+    read = games_sql.seats_of([m.id for m in page])
+    listed = {m.id: m.listed_seats for m in selectors.with_seats(page)}
+    assert listed == read
+    seats = [seat for match_seats in read.values() for seat in match_seats]
+    assert any(s.deadline == at for s in seats) and any(s.away_until for s in seats)
+    assert any(s.username == "deleted player" for s in seats) and any(s.username is None for s in seats)
+    assert all(s.deadline is None or s.deadline.utcoffset() == timedelta(0) for s in seats)
