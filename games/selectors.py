@@ -460,17 +460,13 @@ def user_profile(username: str) -> tuple[User, dict[str, int], list[sql.ListedMa
     ones) and their statistics (`user_stats` for no viewer). The counts of finished matches and the
     statistics are the player's tallies (`games.tallies`: kept as each match ends, a row per game,
     however long the history; folding every finished match here grew with it). The active count and
-    the recent matches are `games.sql`'s (`profile_listings`): the ORM compiled them on every read."""
+    the recent matches are one statement (`games.sql.profile_matches`)."""
     user = user_get(username)
     tallies = list(Tally.objects.filter(user_id=user.pk).order_by("first_finished_at", "first_match_id"))
-    active, recent = profile_listings(user)
-    counts = {
-        "played": sum(t.played for t in tallies),
-        "active": sql.summaries_count(active),
-        "won": sum(t.winners for t in tallies),
-    }
+    active, recent = sql.profile_matches(user.pk, PROFILE_RECENT, SUMMARY_ATTNAMES)
+    counts = {"played": sum(t.played for t in tallies), "active": active, "won": sum(t.winners for t in tallies)}
     stats = {t.game: tally_stats(t) for t in tallies}  # in the order each game was first finished
-    return user, counts, sql.summaries(recent, PROFILE_RECENT), stats
+    return user, counts, recent, stats
 
 
 def tally_stats(tally: Tally) -> dict[str, Any]:
@@ -485,17 +481,6 @@ def tally_stats(tally: Tally) -> dict[str, Any]:
         "average_placement": round(tally.placement_sum / placements, 3) if placements else None,
         "average_score": round(tally.score_sum / scores, 3) if scores else None,
     }
-
-
-def profile_listings(user: User) -> tuple[sql.Listing, sql.Listing]:
-    """The profile's public matches of ``user``: the active ones (counted) and the finished ones,
-    latest finished first (ties: the latest id first)."""
-    public = ("m.private = %s", False)
-    active = _listing(user.pk, public, ("m.status = %s", Match.Status.ACTIVE.value), order="m.finished_at DESC")
-    finished = _listing(
-        user.pk, public, ("m.status = %s", Match.Status.FINISHED.value), order="m.finished_at DESC, m.id DESC"
-    )
-    return active, finished
 
 
 # --- players: visibility, invitations, history, statistics -----------------------------------------

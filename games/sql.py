@@ -436,3 +436,27 @@ def summaries(listing: Listing, limit: int) -> list[ListedMatch]:
         f"{_summary_joins()} ORDER BY {listing.order}"
     )
     return [_summary_match(listing.fields, row) for row in fetch(sql, [*listing.params, limit])]
+
+
+def profile_matches(user_id: int, limit: int, fields: tuple[str, ...]) -> tuple[int, list[ListedMatch]]:
+    """A public profile's count of the player's active public matches and their ``limit`` latest
+    finished public ones (ties: the latest id first), in one statement and one pass over their
+    matches (``mine``, each looked up once for both): a count and a page made two of each. With no
+    finished match there is no row to carry the count: then a count alone."""
+    where, params = seated(user_id)
+    sql = (
+        f"WITH mine AS MATERIALIZED (SELECT m.id, m.status, m.finished_at FROM {table(Match)} m"
+        f" WHERE {where} AND m.private = %s),"
+        f" hits AS (SELECT id FROM mine WHERE status = %s ORDER BY finished_at DESC, id DESC LIMIT %s)"
+        f" SELECT {_summary_select(fields)}, (SELECT count(*) FROM mine WHERE status = %s)"
+        f" FROM hits JOIN {table(Match)} m ON m.id = hits.id{_summary_joins()} ORDER BY m.finished_at DESC, m.id DESC"
+    )
+    active, finished = Match.Status.ACTIVE.value, Match.Status.FINISHED.value
+    rows = fetch(sql, [*params, False, finished, limit, active])
+    if not rows:
+        count = fetch(
+            f"SELECT count(*) FROM {table(Match)} m WHERE {where} AND m.private = %s AND m.status = %s",
+            [*params, False, active],
+        )
+        return int(count[0][0]), []
+    return int(rows[0][-1]), [_summary_match(fields, row[:-1]) for row in rows]

@@ -131,14 +131,21 @@ def test_anonymous_readers_see_no_private_match(history):
 
 
 @pytest.mark.django_db
-def test_the_profiles_recent_matches_and_active_count_are_the_orm_ones(history):
+def test_the_profiles_recent_matches_and_active_count_are_the_orm_ones(history, django_assert_num_queries):
     for user in history:
         mine = Match.objects.filter(Exists(Seat.objects.filter(match=OuterRef("pk"), user=user))).filter(private=False)
-        active, finished = selectors.profile_listings(user)
-        assert games_sql.summaries_count(active) == mine.filter(status=Match.Status.ACTIVE).count()
+        active = mine.filter(status=Match.Status.ACTIVE).count()
         orm = selectors.for_summaries(mine).filter(status=Match.Status.FINISHED).order_by("-finished_at", "-id")
+        assert active and orm.count() > 3
         for limit in (1, 3, 10, 100):
-            _same(games_sql.summaries(finished, limit), list(orm[:limit]))
+            with django_assert_num_queries(1):
+                count, page = games_sql.profile_matches(user.pk, limit, selectors.SUMMARY_ATTNAMES)
+            assert count == active
+            _same(page, list(orm[:limit]))
+    carol = history[2]
+    Match.objects.filter(seats__user=carol, status=Match.Status.FINISHED).update(status=Match.Status.ABORTED)
+    carols = Match.objects.filter(seats__user=carol, private=False, status=Match.Status.ACTIVE).count()
+    assert carols and games_sql.profile_matches(carol.pk, 10, selectors.SUMMARY_ATTNAMES) == (carols, [])
 
 
 @pytest.mark.django_db

@@ -278,13 +278,13 @@ def _profile_by_folding(username: str) -> Any:
     """`selectors.user_profile` as it was: every finished public match folded on each read."""
     user = selectors.user_get(username)
     rows = _rows(user)
-    active, recent = selectors.profile_listings(user)
+    active, recent = games_sql.profile_matches(user.pk, selectors.PROFILE_RECENT, selectors.SUMMARY_ATTNAMES)
     counts = {
         "played": len(rows),
-        "active": games_sql.summaries_count(active),
+        "active": active,
         "won": sum(1 for _, index, result in rows if index in (result or {}).get("winners", [])),
     }
-    return user, counts, games_sql.summaries(recent, selectors.PROFILE_RECENT), selectors.user_stats(user, rows=rows)
+    return user, counts, recent, selectors.user_stats(user, rows=rows)
 
 
 @pytest.mark.django_db
