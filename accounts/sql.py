@@ -72,3 +72,14 @@ def leaderboard_ranks(game: str, *, provisional: int, since: datetime) -> int:
             [provisional, since, provisional, since, game],
         )
         return int(cur.rowcount)
+
+
+@cache
+def _ratings_of_sql() -> str:
+    return f"SELECT {columns(Rating, 'r')} FROM {table(Rating)} r WHERE r.user_id = %s ORDER BY r.game"
+
+
+def ratings_of(user_id: int) -> list[Rating]:
+    """``user.ratings.all()`` (by game, `Rating`'s order): a profile shows them on every read, and the
+    ORM compiled the query each time."""
+    return [hydrate(Rating, row) for row in fetch(_ratings_of_sql(), [user_id])]

@@ -462,7 +462,7 @@ def user_profile(username: str) -> tuple[User, dict[str, int], list[sql.ListedMa
     however long the history; folding every finished match here grew with it). The active count and
     the recent matches are one statement (`games.sql.profile_matches`)."""
     user = user_get(username)
-    tallies = list(Tally.objects.filter(user_id=user.pk).order_by("first_finished_at", "first_match_id"))
+    tallies = sql.tallies_of(user.pk)
     active, recent = sql.profile_matches(user.pk, PROFILE_RECENT, SUMMARY_ATTNAMES)
     counts = {"played": sum(t.played for t in tallies), "active": active, "won": sum(t.winners for t in tallies)}
     stats = {t.game: tally_stats(t) for t in tallies}  # in the order each game was first finished

@@ -20,7 +20,7 @@ from django.utils.translation import gettext as _
 from accounts.models import User
 from core.errors import NotFound
 from core.sql import columns, convert, fetch, for_update, hydrate, hydrate_fields, table, width
-from games.models import Absence, Match, Record, Seat
+from games.models import Absence, Match, Record, Seat, Tally
 
 
 def lock(match_id: str) -> Match:
@@ -460,3 +460,14 @@ def profile_matches(user_id: int, limit: int, fields: tuple[str, ...]) -> tuple[
         )
         return int(count[0][0]), []
     return int(rows[0][-1]), [_summary_match(fields, row[:-1]) for row in rows]
+
+
+def tallies_of(user_id: int) -> list[Tally]:
+    """A player's tallies in the order each game was first finished (a profile's statistics list the
+    games so), as ``Tally.objects.filter(user_id=…).order_by("first_finished_at", "first_match_id")``."""
+    rows = fetch(
+        f"SELECT {columns(Tally, 't')} FROM {table(Tally)} t WHERE t.user_id = %s"
+        " ORDER BY t.first_finished_at, t.first_match_id",
+        [user_id],
+    )
+    return [hydrate(Tally, row) for row in rows]

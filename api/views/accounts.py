@@ -15,6 +15,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 import languages
+from accounts import selectors as account_selectors
 from accounts import services
 from accounts.models import Rating, User
 from api import ratelimit
@@ -257,7 +258,7 @@ class UserDetailApi(APIView):
             "username": user.username,
             "display_name": user.display_name,
             "date_joined": user.date_joined,
-            "ratings": [rating_json(r) for r in user.ratings.all()],
+            "ratings": [rating_json(r) for r in account_selectors.ratings_of(user)],
             "counts": counts,
             "stats": stats,
             "recent_matches": match_summaries(recent),

@@ -570,3 +570,35 @@ def test_a_log_read_keeps_every_json_value_time_and_key_order(make_user):
         assert json.dumps([a.move, a.effects, a.data]) == json.dumps([b.move, b.effects, b.data])  # key order too
         assert a.at.isoformat() == b.at.isoformat()
     assert found[-2].at == at_whole and found[-1].at == at_fraction
+
+
+@pytest.mark.django_db
+def test_a_profiles_tallies_and_ratings_are_the_orm_ones(make_user):
+    """`games.sql.tallies_of` and `accounts.sql.ratings_of` (a profile reads both on every read)
+    answer the ORM's rows, values and order: tallies by when their game was first finished (ties:
+    the match id), ratings by game; another player's never."""
+    from datetime import UTC, datetime
+
+    from accounts import sql as accounts_sql
+    from accounts.models import Rating
+    from games.models import Tally
+
+    ada, bo = make_user("ada"), make_user("bo")
+    first = datetime(2026, 3, 1, tzinfo=UTC)
+    for n, (game, at, match_id) in enumerate(
+        [("enka", first, "b"), ("ekko", first, "a"), ("eko", datetime(2026, 1, 1, tzinfo=UTC), "z"), ("ecos", None, "")]
+    ):
+        Tally.objects.create(
+            user=ada, game=game, played=n + 1, score_sum=n / 3, first_finished_at=at, first_match_id=match_id
+        )
+        Rating.objects.create(user=ada, game=game, mu=20 + n, sigma=7 - n, matches=n, rating=1500 + n, rank=n or None)
+    Tally.objects.create(user=bo, game="ekko", played=9)
+    Rating.objects.create(user=bo, game="ekko", mu=25, sigma=8)
+
+    tallies = games_sql.tallies_of(ada.pk)
+    expected = list(Tally.objects.filter(user=ada).order_by("first_finished_at", "first_match_id"))
+    assert [t.game for t in tallies] == [t.game for t in expected]
+    assert [model_to_dict(t) for t in tallies] == [model_to_dict(t) for t in expected]
+    ratings = accounts_sql.ratings_of(ada.pk)
+    assert [model_to_dict(r) for r in ratings] == [model_to_dict(r) for r in ada.ratings.all()]
+    assert [r.game for r in ratings] == ["ecos", "ekko", "eko", "enka"]
