@@ -4,9 +4,10 @@ Each process keeps the latest state of recently used matches, keyed by (match id
 at a newer version folds only the records it has not seen; a cached state is only ever written after
 its records are committed, so it always equals a full replay (``tests/games/test_replay.py``).
 
-All processes share one more snapshot per match, in Django's cache (Redis, or the file cache of the
-embedded default): the state at some version, written on commit when a remembered version crosses a
-multiple of SNAPSHOT_EVERY, when a read folded that many records, and when a finished match is read.
+All processes share one more snapshot per match, in Django's cache ``replay`` (Redis, or a file
+cache of its own on the embedded default): the state at some version, written on commit when a
+remembered version crosses a multiple of SNAPSHOT_EVERY, when a read folded that many records, and
+when a finished match is read.
 A process that has nothing of a match (a new one, another worker, a long match) folds at most
 SNAPSHOT_EVERY records on top of it, not the whole log (``tests/games/test_replay_shared.py``). The
 state after record k is a function of the first k records alone (an undo only adds a record), so a
@@ -25,7 +26,7 @@ from threading import Lock
 from typing import Any
 
 from django.conf import settings
-from django.core.cache import cache
+from django.core.cache import caches
 from django.db import transaction
 
 from games import archive, sql
@@ -368,10 +369,10 @@ def _shared_for(match: Match, upto: int) -> tuple[int, Any] | None:
 
 def _shared_get(match_id: str) -> tuple[str, int, Any] | None:
     """The shared (rules tag, seq, state) of a match, or None (none, or the cache failing)."""
-    if time.monotonic() < _shared_off_until[0]:
+    if not settings.TABULA_STATE_SNAPSHOTS or time.monotonic() < _shared_off_until[0]:
         return None
     try:
-        value = cache.get(shared_key(match_id))
+        value = caches["replay"].get(shared_key(match_id))
     except Exception as exc:  # down, slow, or a value this code cannot unpickle: replay from the records
         _shared_failed("read", exc)
         return None
@@ -383,10 +384,10 @@ def _shared_get(match_id: str) -> tuple[str, int, Any] | None:
 
 def _shared_set(match_id: str, value: tuple[str, int, Any]) -> None:
     """Store the shared snapshot (runs on commit: a failure is logged, never raised)."""
-    if time.monotonic() < _shared_off_until[0]:
+    if not settings.TABULA_STATE_SNAPSHOTS or time.monotonic() < _shared_off_until[0]:
         return
     try:
-        cache.set(shared_key(match_id), value, settings.TABULA_STATE_SNAPSHOT_TTL)
+        caches["replay"].set(shared_key(match_id), value, settings.TABULA_STATE_SNAPSHOT_TTL)
     except Exception as exc:
         _shared_failed("write", exc)
     else:

@@ -74,9 +74,14 @@ def toy_game():
 
 @pytest.fixture(autouse=True)
 def _fresh_state_cache():
+    """No test sees another's states: this process's, and the shared snapshots (a test's match may
+    reuse an id another test gave a match played otherwise)."""
+    from django.core.cache import caches
+
     from games import replay
 
     replay.forget_all()
+    caches["replay"].clear()
     yield
     replay.forget_all()
 

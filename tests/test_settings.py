@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import pkgutil
 import subprocess
@@ -93,3 +94,30 @@ def test_make_run_keeps_no_query_log_unless_asked(tmp_path):
         )
         assert done.returncode == 0, done.stderr
         assert done.stdout.strip() == expected
+
+
+def test_the_file_cache_keeps_replay_snapshots_in_a_folder_of_their_own(tmp_path):
+    """On the embedded default, Django's file cache lists its whole folder on every write: the
+    replay snapshots (a file per match, `games.replay`) are kept out of the folder the rate limits
+    write to, and culled at 2,000; with Redis both caches are the same server."""
+    code = (
+        "import json, django; from django.conf import settings; django.setup();"
+        "print(json.dumps([settings.CACHES['default'], settings.CACHES['replay']]))"
+    )
+    env = _embedded_default(tmp_path / "var", "config.settings.dev")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    default, replay = json.loads(done.stdout.strip().splitlines()[-1])
+    assert "filebased" in default["BACKEND"] and "filebased" in replay["BACKEND"]
+    assert replay["LOCATION"] != default["LOCATION"] and replay["OPTIONS"]["MAX_ENTRIES"] <= 2000
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env={**env, "REDIS_URL": "redis://127.0.0.1:6379/15"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    default, replay = json.loads(done.stdout.strip().splitlines()[-1])
+    assert "redis" in default["BACKEND"] and replay == default

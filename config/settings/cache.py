@@ -20,6 +20,7 @@ if REDIS_URL:
             "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
         }
     }
+    CACHES["replay"] = CACHES["default"]  # the matches' replay snapshots (games/replay.py)
 else:
     CACHES = {
         "default": {
@@ -27,5 +28,14 @@ else:
             "LOCATION": str(VAR_DIR / "cache"),
             "KEY_PREFIX": "tabula",
             "OPTIONS": {"MAX_ENTRIES": 20000},
-        }
+        },
+        # The matches' replay snapshots (games/replay.py) in a folder of their own: Django's file
+        # cache lists its whole folder on every write, and a file per match would slow every other
+        # write (the rate limits'); here only a snapshot's write pays for it, and 2,000 at most.
+        "replay": {
+            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+            "LOCATION": str(VAR_DIR / "replay-cache"),
+            "KEY_PREFIX": "tabula",
+            "OPTIONS": {"MAX_ENTRIES": 2000},
+        },
     }

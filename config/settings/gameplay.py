@@ -11,6 +11,8 @@ TABULA_STATE_CACHE_SIZE = 512  # matches whose latest state each process keeps
 # cold read replays from record 1 once and stores it again. Days, not hours: a correspondence game
 # may rest a day or two between moves, and Redis holds a few kilobytes per match.
 TABULA_STATE_SNAPSHOT_TTL = int(os.environ.get("TABULA_STATE_SNAPSHOT_TTL", str(3 * 24 * 3600)))
+# An operator's switch for them (on: reads start from them; off: each process replays on its own).
+TABULA_STATE_SNAPSHOTS = os.environ.get("TABULA_STATE_SNAPSHOTS", "1").lower() in {"1", "true", "yes", "on"}
 # Archival (games/archive.py): a match finished this many days ago has its records moved into one
 # compressed row; the hourly job archives at most TABULA_ARCHIVE_BATCH matches a run.
 TABULA_ARCHIVE_AFTER_DAYS = int(os.environ.get("TABULA_ARCHIVE_AFTER_DAYS", "30"))

@@ -12,7 +12,10 @@ from config.settings.observability import LOGGING
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 LOGGING = {**LOGGING, "root": {**LOGGING["root"], "level": "ERROR"}}
-CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "tabula-test"}}
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "tabula-test"},
+    "replay": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "tabula-test-replay"},
+}
 WHITENOISE_USE_FINDERS = True  # serve static files from the apps, without collectstatic
 WHITENOISE_AUTOREFRESH = True
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from django.conf import settings
-from django.core.cache import cache
+from django.core.cache import caches
 from django.db import connection, transaction
 from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
@@ -50,8 +50,8 @@ def shared_cache(request):
         }
     else:
         pytest.skip("no Redis configured (REDIS_URL or a redis:// CELERY_BROKER_URL)")
-    with override_settings(CACHES={"default": backend}, TABULA_STATE_SNAPSHOT_TTL=600):
-        yield cache
+    with override_settings(CACHES={"default": backend, "replay": backend}, TABULA_STATE_SNAPSHOT_TTL=600):
+        yield caches["replay"]
 
 
 @pytest.fixture
@@ -197,7 +197,7 @@ def test_a_failing_cache_costs_a_replay_not_a_wrong_state(
     match, users = _long_match("enka", make_user, django_capture_on_commit_callbacks, 2 * EVERY + 10)
     want = replay.full_replay(match)
     down = _Down()
-    monkeypatch.setattr(replay, "cache", down)
+    monkeypatch.setattr(replay, "caches", {"replay": down})
     monkeypatch.setattr(replay, "_shared_warned", [False])
     replay.forget_all()
     caplog.set_level(logging.DEBUG, logger="games.replay")
@@ -212,7 +212,7 @@ def test_a_failing_cache_costs_a_replay_not_a_wrong_state(
     assert down.calls == 2  # one failure per process in forget_all's span: then it is left alone for a while
 
     monkeypatch.setattr(replay, "SHARED_BACKOFF_S", 0.0)  # and when it is back, moves write again
-    monkeypatch.setattr(replay, "cache", shared_cache)
+    monkeypatch.setattr(replay, "caches", {"replay": shared_cache})
     replay.forget_all()
     played = _play(match, users, match.version + 2 * EVERY, django_capture_on_commit_callbacks, random.Random(3))
     assert shared_cache.get(replay.shared_key(match.id))[1] > played.version - EVERY
@@ -255,3 +255,19 @@ def test_a_transaction_that_rolls_back_writes_no_snapshot(shared_cache, make_use
 
 def _before_a_multiple(match: Match) -> bool:
     return match.version % EVERY == EVERY - 1
+
+
+def test_switched_off_no_snapshot_is_read_or_written(folded, make_user, django_capture_on_commit_callbacks):
+    """``TABULA_STATE_SNAPSHOTS`` off leaves the cache alone: moves write nothing, and a cold read
+    replays from record 1 even when a snapshot is there."""
+    backend = {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": uuid.uuid4().hex}
+    with override_settings(CACHES={"default": backend, "replay": backend}, TABULA_STATE_SNAPSHOTS=False):
+        match, _ = _long_match("ekko", make_user, django_capture_on_commit_callbacks, EVERY + 10)
+        shared = caches["replay"]
+        assert shared.get(replay.shared_key(match.id)) is None
+        shared.set(replay.shared_key(match.id), (replay.rules_tag(match), EVERY, _fold(match, EVERY)))
+        replay.forget_all()
+        folded[0] = 0
+        state = replay.match_state(Match.objects.get(id=match.id))
+        assert folded[0] == match.version  # from record 1
+        assert _same(match, state, replay.full_replay(match))
