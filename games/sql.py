@@ -104,9 +104,13 @@ class ListedSeat:
     caretaker: bool
 
 
-_SEAT_FIELDS = (
-    "match_id",
+#: `ListedSeat`'s fields in the order a seat is read (`_seat_values`), with the player's id, name and
+#: whether the account is deleted in place of ``username``.
+_SEAT_ARRAY = (
     "index",
+    "user_id",
+    "username",
+    "deleted",
     "bot",
     "resigned",
     "deadline",
@@ -114,46 +118,62 @@ _SEAT_FIELDS = (
     "consecutive_timeouts",
     "away_until",
     "caretaker",
-    "user_id",
 )
-_USER_FIELDS = ("username", "deleted_at")
+#: Those of them that are the seat's own columns, converted as the ORM converts them.
+_SEAT_COLUMNS = tuple(name for name in _SEAT_ARRAY if name not in ("username", "deleted"))
+
+
+def _seat_values() -> list[str]:
+    """`_SEAT_ARRAY` as SQL on a seat ``s`` and its player ``su`` (``LEFT JOIN``ed)."""
+    column = {f.attname: f.column for f in Seat._meta.concrete_fields}
+    return [
+        f"s.{_quote(column[name])}"
+        if name in column
+        else f"su.{_quote('username')}"
+        if name == "username"
+        else f"su.{_quote('deleted_at')} IS NOT NULL"
+        for name in _SEAT_ARRAY
+    ]
+
+
+def _listed_seat(match_id: str, values: Sequence[Any]) -> ListedSeat:
+    """A `ListedSeat` from `_SEAT_ARRAY`'s values: the public name is "deleted player" for a deleted
+    account (`User.public_name`'s rule), none for an empty seat or a bot's."""
+    from accounts.usernames import DELETED  # `User.public_name`'s word
+
+    index, user_id, name, deleted, bot, resigned, deadline, bank_ms, timeouts, away_until, caretaker = values
+    username = None if user_id is None else DELETED if deleted else name
+    return ListedSeat(match_id, index, username, bot, resigned, deadline, bank_ms, timeouts, away_until, caretaker)
 
 
 def seats_of(match_ids: Sequence[str]) -> dict[str, list[ListedSeat]]:
     """The seats of these matches, in ``index`` order per match, with their players' public names,
     in one statement. Every list of match summaries shows every seat of every match on its page:
     the ORM's prefetch (``Prefetch("seats", Seat.objects.select_related("user"))``) compiled the
-    query, built whole user rows and a queryset per match, most of a page's time (issue 31)."""
+    query, built whole user rows and a queryset per match, most of a page's time (issue 31). On
+    PostgreSQL a page's seats come with the page instead (`_seats_column`)."""
     if not match_ids:
         return {}
-    from accounts.usernames import DELETED  # `User.public_name`'s word
-
     connection = connections[DEFAULT_DB_ALIAS]
-    quote = connection.ops.quote_name
     params: list[Any]
     if connection.vendor == "postgresql":
         where, params = "s.match_id = ANY(%s)", [list(match_ids)]
     else:
         where, params = f"s.match_id IN ({', '.join(['%s'] * len(match_ids))})", list(match_ids)
-    column = {f.attname: f.column for f in Seat._meta.concrete_fields}
-    seat_columns = ", ".join(f"s.{quote(column[name])}" for name in _SEAT_FIELDS)
     rows = fetch(
-        f"SELECT {seat_columns}, u.{quote('username')}, u.{quote('deleted_at')}"
-        f" FROM {table(Seat)} s LEFT JOIN {table(User)} u ON u.id = s.user_id"
-        f" WHERE {where} ORDER BY s.match_id, s.{quote('index')}",
+        f"SELECT s.match_id, {', '.join(_seat_values())}"
+        f" FROM {table(Seat)} s LEFT JOIN {table(User)} su ON su.id = s.user_id"
+        f" WHERE {where} ORDER BY s.match_id, s.{_quote('index')}",
         params,
     )
-    width_ = len(_SEAT_FIELDS)
+    own = [_SEAT_ARRAY.index(name) for name in _SEAT_COLUMNS]
+    deleted = _SEAT_ARRAY.index("deleted")
     out: dict[str, list[ListedSeat]] = {}
-    for row in rows:
-        fields = convert(Seat, _SEAT_FIELDS, row[:width_])
-        match_id, index, bot, resigned, deadline, bank_ms, timeouts, away_until, caretaker, user_id = fields
-        username = None
-        if user_id is not None:  # else an empty seat, or a bot's
-            name, deleted_at = convert(User, _USER_FIELDS, row[width_:])
-            username = DELETED if deleted_at is not None else name
-        seat = ListedSeat(match_id, index, username, bot, resigned, deadline, bank_ms, timeouts, away_until, caretaker)
-        out.setdefault(match_id, []).append(seat)
+    for match_id, *values in rows:
+        for position, value in zip(own, convert(Seat, _SEAT_COLUMNS, [values[i] for i in own]), strict=True):
+            values[position] = value
+        values[deleted] = bool(values[deleted])  # SQLite's IS NOT NULL is 0 or 1
+        out.setdefault(match_id, []).append(_listed_seat(match_id, values))
     return out
 
 
@@ -266,67 +286,29 @@ def _summary_select(fields: tuple[str, ...]) -> str:
     )
 
 
-#: `ListedSeat`'s fields in the order `_seats_column` builds each seat's JSON array, with the
-#: player's name and whether the account is deleted in place of ``username``.
-_SEAT_ARRAY = (
-    "index",
-    "user_id",
-    "username",
-    "deleted",
-    "bot",
-    "resigned",
-    "deadline",
-    "bank_ms",
-    "consecutive_timeouts",
-    "away_until",
-    "caretaker",
-)
-
-
 def _seats_column() -> str:
     """PostgreSQL: a scalar subquery over the match row ``m``: its seats in ``index`` order, each a
     JSON array of `_SEAT_ARRAY`, with its player's name (the page's seats come with the page, not in
     a statement of their own: `seats_of`). SQLite: nothing (then `selectors.with_seats` reads them)."""
-    connection = connections[DEFAULT_DB_ALIAS]
-    if connection.vendor != "postgresql":
+    if connections[DEFAULT_DB_ALIAS].vendor != "postgresql":
         return ""
-    column = {f.attname: f.column for f in Seat._meta.concrete_fields}
-    values = [
-        f"s.{_quote(column[name])}"
-        if name in column
-        else f"su.{_quote('username')}"
-        if name == "username"
-        else f"su.{_quote('deleted_at')} IS NOT NULL"
-        for name in _SEAT_ARRAY
-    ]
     return (
-        f", (SELECT json_agg(json_build_array({', '.join(values)}) ORDER BY s.{_quote('index')})"
+        f", (SELECT json_agg(json_build_array({', '.join(_seat_values())}) ORDER BY s.{_quote('index')})"
         f" FROM {table(Seat)} s LEFT JOIN {table(User)} su ON su.id = s.user_id WHERE s.match_id = m.id)"
     )
+
+
+_JSON_TIMES = tuple(_SEAT_ARRAY.index(name) for name in ("deadline", "away_until"))
 
 
 def _listed_seats(match_id: str, seats: list[list[Any]] | None) -> list[ListedSeat]:
     """`_seats_column`'s arrays as `ListedSeat`s, as `seats_of` reads them: a JSON time is text (at
     UTC, the connection's zone), made a datetime again so that the summary formats it as always."""
-    from accounts.usernames import DELETED  # `User.public_name`'s word
-
     out = []
-    for index, user_id, name, deleted, bot, resigned, deadline, bank_ms, timeouts, away_until, caretaker in seats or []:
-        username = None if user_id is None else DELETED if deleted else name
-        out.append(
-            ListedSeat(
-                match_id,
-                index,
-                username,
-                bot,
-                resigned,
-                _time(deadline),
-                bank_ms,
-                timeouts,
-                _time(away_until),
-                caretaker,
-            )
-        )
+    for values in seats or []:
+        for position in _JSON_TIMES:
+            values[position] = _time(values[position])
+        out.append(_listed_seat(match_id, values))
     return out
 
 
@@ -441,25 +423,22 @@ def summaries(listing: Listing, limit: int) -> list[ListedMatch]:
 def profile_matches(user_id: int, limit: int, fields: tuple[str, ...]) -> tuple[int, list[ListedMatch]]:
     """A public profile's count of the player's active public matches and their ``limit`` latest
     finished public ones (ties: the latest id first), in one statement and one pass over their
-    matches (``mine``, each looked up once for both): a count and a page made two of each. With no
-    finished match there is no row to carry the count: then a count alone."""
+    matches (``mine``, each looked up once for both): a count and a page made two of each. The
+    count drives the statement, so that it comes on a row of its own when nothing is finished."""
     where, params = seated(user_id)
     sql = (
         f"WITH mine AS MATERIALIZED (SELECT m.id, m.status, m.finished_at FROM {table(Match)} m"
         f" WHERE {where} AND m.private = %s),"
-        f" hits AS (SELECT id FROM mine WHERE status = %s ORDER BY finished_at DESC, id DESC LIMIT %s)"
-        f" SELECT {_summary_select(fields)}, (SELECT count(*) FROM mine WHERE status = %s)"
-        f" FROM hits JOIN {table(Match)} m ON m.id = hits.id{_summary_joins()} ORDER BY m.finished_at DESC, m.id DESC"
+        f" hits AS (SELECT id FROM mine WHERE status = %s ORDER BY finished_at DESC, id DESC LIMIT %s),"
+        f" active AS (SELECT count(*) AS n FROM mine WHERE status = %s)"
+        f" SELECT {_summary_select(fields)}, active.n FROM active"
+        f" LEFT JOIN (hits JOIN {table(Match)} m ON m.id = hits.id{_summary_joins()}) ON 1 = 1"
+        f" ORDER BY m.finished_at DESC, m.id DESC"
     )
     active, finished = Match.Status.ACTIVE.value, Match.Status.FINISHED.value
     rows = fetch(sql, [*params, False, finished, limit, active])
-    if not rows:
-        count = fetch(
-            f"SELECT count(*) FROM {table(Match)} m WHERE {where} AND m.private = %s AND m.status = %s",
-            [*params, False, active],
-        )
-        return int(count[0][0]), []
-    return int(rows[0][-1]), [_summary_match(fields, row[:-1]) for row in rows]
+    key = fields.index("id")
+    return int(rows[0][-1]), [_summary_match(fields, row[:-1]) for row in rows if row[key] is not None]
 
 
 def tallies_of(user_id: int) -> list[Tally]:
