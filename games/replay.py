@@ -6,8 +6,8 @@ its records are committed, so it always equals a full replay (``tests/games/test
 
 All processes share one more snapshot per match, in Django's cache ``replay`` (Redis, or a file
 cache of its own on the embedded default): the state at some version, written on commit when a
-remembered version crosses a multiple of SNAPSHOT_EVERY, when a read folded that many records, and
-when a finished match is read.
+remembered version crosses a multiple of SNAPSHOT_EVERY, when a match ends (its final state), when
+a read folded that many records, and when a read folded a finished match (its snapshot expired).
 A process that has nothing of a match (a new one, another worker, a long match) folds at most
 SNAPSHOT_EVERY records on top of it, not the whole log (``tests/games/test_replay_shared.py``). The
 state after record k is a function of the first k records alone (an undo only adds a record), so a
@@ -301,11 +301,12 @@ def full_replay(match: Match) -> Any:
     return replay(match, rows)
 
 
-def remember(match_id: str, version: int, state: Any) -> None:
+def remember(match_id: str, version: int, state: Any, *, final: bool = False) -> None:
     """Cache ``state`` as the state at ``version`` (call only for committed records); shared too
     when ``version`` crossed a multiple of SNAPSHOT_EVERY since the version this process held (at
-    most one write every SNAPSHOT_EVERY records, and no read of the shared cache to decide)."""
-    _remember(match_id, version, state, None)
+    most one write every SNAPSHOT_EVERY records, and no read of the shared cache to decide), and
+    when it is the ``final`` state of a match that just ended (its last state, read from then on)."""
+    _remember(match_id, version, state, True if final else None)
 
 
 def _remember(match_id: str, version: int, state: Any, share: bool | None) -> None:

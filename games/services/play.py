@@ -220,7 +220,8 @@ def _advance(
             sql.update(seat, ["deadline", "clock_started_at", "bank_ms"])
     writes.save_progress(match)  # and the record `apply_input` deferred
     match_id, version = match.id, match.version
-    transaction.on_commit(lambda: replay.remember(match_id, version, state))
+    final = outcome is not None
+    transaction.on_commit(lambda: replay.remember(match_id, version, state, final=final))
     if outcome is not None:
         if ratings.ratings_update(match):
             scheduling.leaderboard_on_commit(match.game)

@@ -176,6 +176,30 @@ def test_a_snapshot_of_another_rules_version_is_ignored(
         assert folded[0] == match.version  # from record 1
 
 
+@pytest.mark.parametrize("game", ["ekko", "enka"])
+def test_a_match_that_ends_shares_its_final_state(
+    game, shared_cache, folded, make_user, django_capture_on_commit_callbacks
+):
+    """The move that ends a match writes its final state, whatever the version: the first read of a
+    finished match in another process (its result page, its rematch) folds nothing."""
+    users = [make_user(f"{game}-end-{i}") for i in range(2)]
+    created = lobby.match_create(user=users[0], game=game, players=2)
+    lobby.match_join(match_id=created.id, user=users[1])
+    match = _play(created, users, 10**6, django_capture_on_commit_callbacks, random.Random(game))
+    assert match.status == Match.Status.FINISHED
+    if match.version % EVERY == 0:  # a multiple would be shared anyway: not what this test is about
+        pytest.skip("the game ended on a multiple of SNAPSHOT_EVERY")
+    stored = shared_cache.get(replay.shared_key(match.id))
+    assert stored is not None and stored[:2] == (replay.rules_tag(match), match.version)
+    want = replay.full_replay(match)
+    assert _same(match, stored[2], want)
+
+    replay.forget_all()  # another process
+    folded[0] = 0
+    assert _same(match, replay.match_state(Match.objects.get(id=match.id)), want)
+    assert folded[0] == 0
+
+
 class _Down:
     """A cache that fails every call, as a Redis server that is down does."""
 
