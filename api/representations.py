@@ -79,12 +79,13 @@ def rematch_id(match: Match | ListedMatch) -> str | None:
         return None
 
 
-def match_summary(match: Match | ListedMatch) -> dict[str, Any]:
+def match_summary(match: Match | ListedMatch, tz: tzinfo | None = None) -> dict[str, Any]:
     """The match summary exactly as ``MatchSerializer(match).data`` is (``GET matches/{id}`` and
     every list of matches). Seats: those `match_summaries` read for a page, else ``match.seats.all()``
     (prefetch them, with their users, as ``selectors.match_get`` does). A page read by hand comes as
-    `ListedMatch` rows, its creator's public name already resolved."""
-    tz = timezone.get_current_timezone()
+    `ListedMatch` rows, its creator's public name already resolved. ``tz``: the current time zone,
+    when the caller has it (a page looks it up once)."""
+    tz = tz or timezone.get_current_timezone()
     seats = selectors.seats_shown(match)
     live = match.is_live
     active = match.status == Match.Status.ACTIVE
@@ -123,4 +124,5 @@ def match_summary(match: Match | ListedMatch) -> dict[str, Any]:
 def match_summaries(matches: Iterable[Match | ListedMatch]) -> list[dict[str, Any]]:
     """A page of summaries (``MatchSerializer(matches, many=True).data``), with the seats of all of
     them read in one statement (`games.selectors.with_seats`): no query per match."""
-    return [match_summary(m) for m in selectors.with_seats(matches)]
+    tz = timezone.get_current_timezone()
+    return [match_summary(m, tz) for m in selectors.with_seats(matches)]

@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, connections
+from django.db.models import DateTimeField
 from django.utils.translation import gettext as _
 
 from accounts.models import User
@@ -277,23 +278,23 @@ def seated(user_id: int) -> tuple[str, list[Any]]:
 
 def _summary_select(fields: tuple[str, ...]) -> str:
     """The match's summary columns, its creator's name and deletion, and its rematch's id: what
-    ``for_summaries`` reads by its two joins (``m``, ``u``, ``r``); on PostgreSQL its seats too
-    (`_seats_column`)."""
+    ``for_summaries`` reads by its two joins (``m``, ``u``, ``r``). On PostgreSQL they are one JSON
+    array, its seats last (`_seats_column`): a row's five JSON columns and four times, each decoded
+    on its own, cost more than the rest of its summary (issue 31)."""
     column = {f.attname: f.column for f in Match._meta.concrete_fields}
-    return (
-        ", ".join(f"m.{_quote(column[name])}" for name in fields)
-        + f", u.{_quote('username')}, u.{_quote('deleted_at')}, r.id{_seats_column()}"
-    )
+    values = ", ".join(f"m.{_quote(column[name])}" for name in fields)
+    values += f", u.{_quote('username')}, u.{_quote('deleted_at')}, r.id"
+    if connections[DEFAULT_DB_ALIAS].vendor != "postgresql":
+        return values
+    return f"json_build_array({values}, {_seats_column()})"
 
 
 def _seats_column() -> str:
-    """PostgreSQL: a scalar subquery over the match row ``m``: its seats in ``index`` order, each a
-    JSON array of `_SEAT_ARRAY`, with its player's name (the page's seats come with the page, not in
-    a statement of their own: `seats_of`). SQLite: nothing (then `selectors.with_seats` reads them)."""
-    if connections[DEFAULT_DB_ALIAS].vendor != "postgresql":
-        return ""
+    """For PostgreSQL: a scalar subquery over the match row ``m``: its seats in ``index`` order, each
+    a JSON array of `_SEAT_ARRAY`, with its player's name (the page's seats come with the page, not
+    in a statement of their own: `seats_of`; on SQLite `selectors.with_seats` reads them so)."""
     return (
-        f", (SELECT json_agg(json_build_array({', '.join(_seat_values())}) ORDER BY s.{_quote('index')})"
+        f"(SELECT json_agg(json_build_array({', '.join(_seat_values())}) ORDER BY s.{_quote('index')})"
         f" FROM {table(Seat)} s LEFT JOIN {table(User)} su ON su.id = s.user_id WHERE s.match_id = m.id)"
     )
 
@@ -361,17 +362,35 @@ class ListedMatch:
         return self.status in (Match.Status.OPEN, Match.Status.ACTIVE)
 
 
-def _summary_match(fields: tuple[str, ...], row: Sequence[Any]) -> ListedMatch:
-    """A `ListedMatch` from `_summary_select`'s columns, each converted as the ORM converts it."""
+def _summary_match(fields: tuple[str, ...], row: Sequence[Any], postgres: bool) -> ListedMatch | None:
+    """A `ListedMatch` from `_summary_select`'s columns, each converted as the ORM converts it (on
+    PostgreSQL, ``postgres``, from its JSON array: a time is text there, made a datetime again); None
+    for a row without a match (a profile's count alone)."""
     from accounts.usernames import DELETED  # `User.public_name`'s word
 
     n = len(fields)
+    if postgres:
+        row = row[0]
+        converted: list[Any] = [_time(v) if name in _TIMES else v for name, v in zip(fields, row, strict=False)]
+    else:
+        converted = convert(Match, fields, row[:n])
+    values = dict(zip(fields, converted, strict=True))
+    if values["id"] is None:
+        return None
     username, deleted_at, rematch = row[n : n + 3]
-    values = dict(zip(fields, convert(Match, fields, row[:n]), strict=True))
     match = ListedMatch(**values, creator=DELETED if deleted_at is not None else username, rematch=rematch)
-    if len(row) > n + 3:  # its seats came with it (`_seats_column`)
+    if postgres:  # its seats came with it (`_seats_column`)
         match.listed_seats = _listed_seats(match.id, row[n + 3])
     return match
+
+
+#: The match's attributes that are times (text in a JSON array).
+_TIMES = frozenset(f.attname for f in Match._meta.concrete_fields if isinstance(f, DateTimeField))
+
+
+def _summaries(fields: tuple[str, ...], rows: Sequence[Sequence[Any]]) -> list[ListedMatch]:
+    postgres = connections[DEFAULT_DB_ALIAS].vendor == "postgresql"
+    return [match for match in (_summary_match(fields, row, postgres) for row in rows) if match is not None]
 
 
 def summaries_page(listing: Listing, limit: int, offset: int) -> tuple[int, list[ListedMatch]]:
@@ -398,7 +417,7 @@ def summaries_page(listing: Listing, limit: int, offset: int) -> tuple[int, list
     rows = fetch(sql, [*listing.params, limit, min(offset, _MAX_OFFSET)])
     if not rows:
         return (summaries_count(listing) if offset else 0), []
-    return rows[0][-1], [_summary_match(listing.fields, row[:-1]) for row in rows]
+    return rows[0][-1], _summaries(listing.fields, [row[:-1] for row in rows])
 
 
 def summaries_count(listing: Listing) -> int:
@@ -417,7 +436,7 @@ def summaries(listing: Listing, limit: int) -> list[ListedMatch]:
         f" SELECT {_summary_select(listing.fields)} FROM hits JOIN {table(Match)} m ON m.id = hits.id"
         f"{_summary_joins()} ORDER BY {listing.order}"
     )
-    return [_summary_match(listing.fields, row) for row in fetch(sql, [*listing.params, limit])]
+    return _summaries(listing.fields, fetch(sql, [*listing.params, limit]))
 
 
 def profile_matches(user_id: int, limit: int, fields: tuple[str, ...]) -> tuple[int, list[ListedMatch]]:
@@ -437,8 +456,7 @@ def profile_matches(user_id: int, limit: int, fields: tuple[str, ...]) -> tuple[
     )
     active, finished = Match.Status.ACTIVE.value, Match.Status.FINISHED.value
     rows = fetch(sql, [*params, False, finished, limit, active])
-    key = fields.index("id")
-    return int(rows[0][-1]), [_summary_match(fields, row[:-1]) for row in rows if row[key] is not None]
+    return int(rows[0][-1]), _summaries(fields, [row[:-1] for row in rows])
 
 
 def tallies_of(user_id: int) -> list[Tally]:
