@@ -11,7 +11,7 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_RENDERER_CLASSES": ["api.renderers.JSONRenderer"],  # DRF's bytes, written by orjson
     "DEFAULT_PARSER_CLASSES": ["api.limits.StrictJSONParser"],  # bounded size, depth, characters, numbers
     "DEFAULT_SCHEMA_CLASS": "api.schema.TabulaAutoSchema",
     "DEFAULT_PAGINATION_CLASS": "api.pagination.CappedLimitOffsetPagination",  # at most TABULA_MAX_PAGE_SIZE
@@ -22,6 +22,8 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_CLASSES": ["api.ratelimit.ScopedRateLimit"],  # TABULA_RATE_LIMITS (limits.py)
 }
 TABULA_MAX_PAGE_SIZE = 100  # every list endpoint
+# Render every answer by orjson and by DRF, and fail one whose bytes differ (the test settings; api/renderers.py).
+TABULA_JSON_RENDERER_CHECK = False
 # A stored first answer to an Idempotency-Key is kept this long (api/retention.py, hourly), then the key is new again.
 TABULA_IDEMPOTENCY_RETENTION_H = int(os.environ.get("TABULA_IDEMPOTENCY_RETENTION_H", "48"))
 TABULA_EVENTS_PAGE_SIZE = 500  # GET matches/{id}/events without `limit`

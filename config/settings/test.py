@@ -47,6 +47,7 @@ TABULA_MAX_OPEN_MATCHES = 10_000
 TABULA_MAX_BOT_MATCHES = 10_000
 
 TABULA_TOKEN_CACHE = False  # tests change tokens with raw updates; tests/api/test_token_cache.py turns it on
+TABULA_JSON_RENDERER_CHECK = True  # every answer rendered by orjson and by DRF must be the same (api/renderers.py)
 
 # Notifications and streams: loopback receivers (tests/notifications turn it off for the SSRF
 # checks), fast retries, mails in memory, a fast poll.
