@@ -26,6 +26,7 @@ from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connections, transaction
 from django.utils import timezone
 
+from core import jsontext
 from core.sql import columns, convert, fetch, hydrate, table
 from games.models import ArchivedLog, Match, Record
 
@@ -41,7 +42,7 @@ def _pack(rows: list[Record]) -> bytes:
 
 
 def _unpack(match_id: str, blob: bytes) -> tuple[Record, ...]:
-    rows = json.loads(zlib.decompress(bytes(blob)))
+    rows = jsontext.loads(zlib.decompress(bytes(blob)))
     return tuple(
         Record(
             match_id=match_id,
@@ -139,7 +140,7 @@ def log(match: Match, *, after: int = 0, limit: int | None = None) -> Sequence[R
     page = fetch(f"SELECT json_agg(json_build_array({names}) ORDER BY r.seq)::text FROM ({sql}) r", params)[0][0]
     return [
         LogRecord(seq, rtype, seat, actor, move, effects, data, datetime.fromisoformat(at))
-        for seq, rtype, seat, actor, move, effects, data, at in json.loads(page or "[]")
+        for seq, rtype, seat, actor, move, effects, data, at in jsontext.loads(page or "[]")
     ]
 
 

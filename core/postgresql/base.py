@@ -35,6 +35,9 @@ from typing import Any
 from django.conf import settings
 from django.db.backends.postgresql import base, operations
 from django.db.backends.utils import CursorWrapper
+from psycopg.types.json import JsonLoader
+
+from core import jsontext
 
 log = logging.getLogger(__name__)
 
@@ -112,6 +115,10 @@ class DatabaseOperations(operations.DatabaseOperations):
         return text  # type: ignore[return-value]  # None when it cannot be composed, as in Django
 
 
+class _JsonLoader(JsonLoader):
+    _loads = staticmethod(lambda data: jsontext.loads(data))  # looked up per value: tests may replace it
+
+
 class DatabaseWrapper(base.DatabaseWrapper):
     ops_class = DatabaseOperations
     preparing_cursor_class: type = PreparingCursor
@@ -126,6 +133,13 @@ class DatabaseWrapper(base.DatabaseWrapper):
             # Only `prepared_cursor`'s cursors ask: Django's client-binding cursors never prepare.
             params["prepare_threshold"] = 2**31 - 1
         return params
+
+    def get_new_connection(self, conn_params: dict[str, Any]) -> Any:
+        connection = super().get_new_connection(conn_params)
+        # ``json`` values (the hand-written statements' ``json_agg`` and ``json_build_array``) by
+        # orjson (`core.jsontext`); ``jsonb`` stays Django's to decode (its JSONField reads text).
+        connection.adapters.register_loader("json", _JsonLoader)
+        return connection
 
     def prepared_cursor(self) -> CursorWrapper:
         """`cursor()`, but binding on the server and preparing each statement (`PreparingCursor`);
