@@ -360,7 +360,7 @@ def record_for_viewer(
     if record.type in replay.ENGINE_RECORDS:
         own = seat is not None and seat == record.seat
         if record.move is not None and rules is not None and not own:
-            author_visible = not rules.author_hidden(rules.parse_move(record.move))
+            author_visible = not rules.hides_author_of(record.move)
         data = {"effects": [e for e in record.effects if e["to"] is None or (seat is not None and seat in e["to"])]}
         if own and record.move is not None:
             data["move"] = record.move

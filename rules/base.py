@@ -255,6 +255,11 @@ class Rules(Generic[S, M, C]):
     clocked: Callable[[S], frozenset[Seat]] | None = field(default=None, repr=False)  # default: awaiting
     author_hidden: Callable[[M], bool] = field(default=_author_public, repr=False)  # EKKO `pass`
 
+    def hides_author_of(self, move: JSON) -> bool:
+        """`author_hidden` of a recorded move: parsed only for a game that hides an author (a log's
+        reader asks of every other seat's move)."""
+        return self.author_hidden is not _author_public and self.author_hidden(self.parse_move(move))
+
     def option(self, name: str) -> Option:
         return next(o for o in self.options if o.name == name)
 

@@ -143,3 +143,24 @@ def _sample_moves(rules) -> list[Any]:
         except Exception:
             continue
     return out
+
+
+@pytest.mark.parametrize("game", sorted(RULES))
+def test_a_recorded_moves_hidden_author_is_read_as_the_rules_say(game):
+    """`Rules.hides_author_of` (a log's reader: it parses a move only where a game hides authors)
+    says of every move of random games what `author_hidden` says of it parsed."""
+    rules, chooser = RULES[game], random.Random(game)
+    seen = {True: 0, False: 0}
+    for _ in range(3):
+        state, _effects = rules.setup(rules.parse_config({}, 3 if 3 in rules.seats else min(rules.seats)), 7)
+        for _step in range(300):
+            movers = [s for s in rules.awaiting(state) if rules.legal_moves(state, s)]
+            if not movers:
+                break
+            seat = chooser.choice(sorted(movers))
+            for move in rules.legal_moves(state, seat):
+                hidden = rules.author_hidden(move)
+                assert rules.hides_author_of(rules.dump_move(move)) is hidden, move
+                seen[hidden] += 1
+            state, _effects = rules.apply(state, seat, chooser.choice(rules.legal_moves(state, seat)))
+    assert seen[False] > 0 and (seen[True] > 0) == (game == "ekko")  # EKKO's pass: the one game that hides
