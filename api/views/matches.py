@@ -113,6 +113,11 @@ class GameDetailApi(APIView):
 # --- matches -------------------------------------------------------------------------------------
 
 
+#: A list's paging parameters and ``mine``: with only these, and ``mine=true`` as clients send it,
+#: there is nothing for `MatchFilter`'s form to check, and building it cost more than the page's SQL.
+_PAGING = frozenset({"mine", "limit", "offset"})
+
+
 class MatchFilter(django_filters.FilterSet):
     game = django_filters.CharFilter(label="A game id")
     status = django_filters.ChoiceFilter(choices=Match.Status.choices)
@@ -202,24 +207,36 @@ class MatchListCreateApi(generics.ListAPIView):
         # ListAPIView.list with one FilterSet (the filter backend and get_queryset built one each, and
         # `mine` ran twice) and the plain summaries: MatchSerializer only documents the page. (A comment:
         # drf-spectacular would publish a docstring as the operation's description.)
-        filterset = MatchFilter(request.query_params, queryset=Match.objects.none(), request=request)
+        params = request.query_params
+        if set(params) <= _PAGING and params.getlist("mine") == ["true"]:  # nothing else for the form to check
+            mine_page = self._my_page(request)
+            if mine_page is not None:
+                return mine_page
+        filterset = MatchFilter(params, queryset=Match.objects.none(), request=request)
         if not filterset.is_valid():
             raise translate_validation(filterset.errors)  # as DjangoFilterBackend: a 400 problem
         cleaned = filterset.form.cleaned_data
         mine = cleaned.get("mine") is True
         others = any(value not in EMPTY_VALUES for name, value in cleaned.items() if name != "mine")
-        paginator = self.paginator
-        if mine and not others and isinstance(paginator, CappedLimitOffsetPagination):
-            # the caller's own matches and no other filter: the page and its count by hand (`games.sql`)
-            read = paginator.paginate_read(request, partial(sql.summaries_page, selectors.my_matches(caller(request))))
-            if read is not None:
-                return paginator.get_paginated_response(match_summaries(read))
+        if mine and not others:
+            mine_page = self._my_page(request)
+            if mine_page is not None:
+                return mine_page
         cleaned["mine"] = None  # applied by the selector, without the visibility rule
         matches = filterset.filter_queryset(selectors.match_list(user=caller(request), mine=mine))
         page = self.paginate_queryset(matches)
         if page is None:
             return Response(match_summaries(matches))
         return self.get_paginated_response(match_summaries(page))
+
+    def _my_page(self, request: Request) -> Response | None:
+        """The caller's own matches, no other filter: the page and its count by hand (`games.sql`);
+        None when pages are off (no ``limit`` setting)."""
+        paginator = self.paginator
+        if not isinstance(paginator, CappedLimitOffsetPagination):
+            return None
+        read = paginator.paginate_read(request, partial(sql.summaries_page, selectors.my_matches(caller(request))))
+        return None if read is None else paginator.get_paginated_response(match_summaries(read))
 
     @extend_schema(
         operation_id="matches_create",

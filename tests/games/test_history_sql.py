@@ -217,3 +217,26 @@ def test_a_pages_seats_come_with_it_as_seats_of_reads_them(history):
     assert any(s.deadline == at for s in seats) and any(s.away_until for s in seats)
     assert any(s.username == "deleted player" for s in seats) and any(s.username is None for s in seats)
     assert all(s.deadline is None or s.deadline.utcoffset() == timedelta(0) for s in seats)
+
+
+@pytest.mark.django_db
+def test_mine_alone_builds_no_filter_form(history, api, monkeypatch):
+    """``matches?mine=true`` with paging only answers without `MatchFilter` (its form cost more than
+    the page's statement); any other spelling or filter still goes through it, to the same page."""
+    from api.views import matches as views
+
+    client = api(history[0])
+    built = []
+    plain = views.MatchFilter.__init__
+
+    def counted(self, *args, **kwargs):
+        built.append(1)
+        plain(self, *args, **kwargs)
+
+    monkeypatch.setattr(views.MatchFilter, "__init__", counted)
+    alone = client.get("/api/v1/matches?mine=true&limit=7&offset=2")
+    assert alone.status_code == 200 and not built
+    for other in ("mine=True&limit=7&offset=2", "mine=2&limit=7&offset=2&unknown=x"):
+        answer = client.get(f"/api/v1/matches?{other}")
+        assert built and answer.status_code == 200 and answer.json()["results"] == alone.json()["results"], other
+        built.clear()
