@@ -389,6 +389,7 @@ _TIMES = frozenset(f.attname for f in Match._meta.concrete_fields if isinstance(
 
 
 def _summaries(fields: tuple[str, ...], rows: Sequence[Sequence[Any]]) -> list[ListedMatch]:
+    """The `ListedMatch` of each of ``rows`` that holds a match."""
     postgres = connections[DEFAULT_DB_ALIAS].vendor == "postgresql"
     return [match for match in (_summary_match(fields, row, postgres) for row in rows) if match is not None]
 
