@@ -9,7 +9,7 @@ differ, both are in the function that builds the statement.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -178,18 +178,39 @@ def seats_of(match_ids: Sequence[str]) -> dict[str, list[ListedSeat]]:
     return out
 
 
+def _deleted_sql(match: str, creator: str) -> str:
+    """The indexes of the seats of match ``match`` whose account was deleted, and -1 when its creator
+    ``creator``'s was (SQL expressions, or ``%s``)."""
+    users = table(User)
+    return (
+        f"SELECT s.{_quote('index')} FROM {table(Seat)} s JOIN {users} u ON u.id = s.user_id"
+        f" WHERE s.match_id = {match} AND u.deleted_at IS NOT NULL"
+        f" UNION ALL SELECT -1 FROM {users} u WHERE u.id = {creator} AND u.deleted_at IS NOT NULL"
+    )
+
+
 def deleted_in(match_id: str, created_by_id: int) -> tuple[set[int], bool]:
     """The seats of the match whose account was deleted, and whether its creator's was, in one
     statement (the records name them: a deleted player's old name is never shown)."""
-    quote = connections[DEFAULT_DB_ALIAS].ops.quote_name
-    users = table(User)
-    rows = fetch(
-        f"SELECT s.{quote('index')} FROM {table(Seat)} s JOIN {users} u ON u.id = s.user_id"
-        f" WHERE s.match_id = %s AND u.deleted_at IS NOT NULL"
-        f" UNION ALL SELECT -1 FROM {users} u WHERE u.id = %s AND u.deleted_at IS NOT NULL",
-        [match_id, created_by_id],
-    )
-    seats = {index for (index,) in rows}
+    return _deleted(index for (index,) in fetch(_deleted_sql("%s", "%s"), [match_id, created_by_id]))
+
+
+def deleted_tail() -> str:
+    """PostgreSQL: `deleted_in` as a scalar subquery (an array) to add to the SELECT list of a
+    statement that reads the match row ``m`` (`match_with_seat_of`): ``GET events`` asks both. Read
+    it with `deleted_of`. Elsewhere "" (then `deleted_in` asks)."""
+    if connections[DEFAULT_DB_ALIAS].vendor != "postgresql":
+        return ""
+    return f", ARRAY({_deleted_sql('m.id', 'm.created_by_id')})"
+
+
+def deleted_of(indexes: Sequence[int]) -> tuple[set[int], bool]:
+    """`deleted_tail`'s value as `deleted_in` answers."""
+    return _deleted(indexes)
+
+
+def _deleted(indexes: Iterable[int]) -> tuple[set[int], bool]:
+    seats = set(indexes)
     creator = -1 in seats
     seats.discard(-1)
     return seats, creator

@@ -407,6 +407,35 @@ def test_deleted_players_are_found_in_one_statement(match, django_assert_num_que
 
 
 @pytest.mark.django_db
+def test_events_read_the_deleted_players_with_the_match_on_postgresql(match, make_user, django_assert_num_queries):
+    """``GET events`` reads the match, the caller's seat and the deleted players in one statement on
+    PostgreSQL (`games.sql.deleted_tail`), as `deleted_in` answers; elsewhere `deleted_in` asks."""
+    from django.db import connection
+
+    from games import selectors
+
+    postgres = connection.vendor == "postgresql"
+    alice = Seat.objects.get(match=match, index=0).user
+    for deleted in ([], [1], [0, 1]):
+        for index in deleted:
+            user = Seat.objects.get(match=match, index=index).user
+            user.deleted_at = timezone.now()
+            user.save(update_fields=["deleted_at"])
+        with django_assert_num_queries(1):
+            read = selectors.match_and_seat_of(match.id, alice)
+        assert read.caller_seat == 0
+        want = games_sql.deleted_in(match.id, match.created_by_id)
+        assert want == (
+            {*deleted},
+            match.created_by_id in {Seat.objects.get(match=match, index=i).user_id for i in deleted},
+        )
+        assert (read.deleted == want) if postgres else not hasattr(read, "deleted")
+        with django_assert_num_queries(1 if postgres else 2):  # the log page (and, elsewhere, `deleted_in`)
+            events = selectors.event_list(match=read, user=alice)
+        assert events == selectors.event_list(match=selectors.match_get(match.id), user=alice)  # `deleted_in`'s way
+
+
+@pytest.mark.django_db
 def test_the_waiting_seats_are_the_orm_ones(match):
     alice = match.created_by
     read = games_sql.waiting_seats(alice.pk)
