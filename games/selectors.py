@@ -394,29 +394,29 @@ def _without_deleted_names(data: dict[str, Any], seat: int | None, deleted: set[
 
 def match_and_seat_of(match_id: str, user: User | None) -> Match:
     """The match row alone, annotated with ``caller_seat`` (the user's seat index or None) and, on
-    PostgreSQL, ``deleted`` (`sql.deleted_in`'s answer), in one prepared statement: what ``GET
+    PostgreSQL, ``deleted_players`` (`sql.deleted_in`'s answer), in one prepared statement: what ``GET
     events`` needs (no seats, no creator, no records)."""
     user_id = user.pk if user is not None and user.is_authenticated else None
     tail = sql.deleted_tail()
     match, seat, deleted = sql.match_with_seat_of(match_id, user_id, tail)
     match.caller_seat = seat  # type: ignore[attr-defined]
     if tail:
-        match.deleted = sql.deleted_of(deleted)  # type: ignore[attr-defined]
+        match.deleted_players = sql.deleted_of(deleted)  # type: ignore[attr-defined]
     return match
 
 
 def event_list(*, match: Match, user: User | None, after: int = 0, limit: int = 500) -> list[dict[str, Any]]:
     """The records after ``after`` as ``user``'s seat may see them (a spectator's view when not
     seated). ``match.caller_seat``, when `match_and_seat_of` read it, is ``user``'s seat, and
-    ``match.deleted`` the deleted accounts among its players."""
+    ``match.deleted_players`` the deleted accounts among its players."""
     seat: int | None = match.caller_seat if hasattr(match, "caller_seat") else seat_index_of(match, user)
     rules = replay.rules_for(match)
     records = archive.log(match, after=after, limit=limit)
     events = [record_for_viewer(rules, r, seat) for r in records]
     if not records:
         deleted, creator_deleted = set(), False
-    elif hasattr(match, "deleted"):  # read with the match (`match_and_seat_of`)
-        deleted, creator_deleted = match.deleted
+    elif hasattr(match, "deleted_players"):  # read with the match (`match_and_seat_of`)
+        deleted, creator_deleted = match.deleted_players
     else:
         deleted, creator_deleted = sql.deleted_in(match.pk, match.created_by_id)
     if deleted or creator_deleted:

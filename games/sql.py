@@ -192,7 +192,7 @@ def _deleted_sql(match: str, creator: str) -> str:
 def deleted_in(match_id: str, created_by_id: int) -> tuple[set[int], bool]:
     """The seats of the match whose account was deleted, and whether its creator's was, in one
     statement (the records name them: a deleted player's old name is never shown)."""
-    return _deleted(index for (index,) in fetch(_deleted_sql("%s", "%s"), [match_id, created_by_id]))
+    return deleted_of(index for (index,) in fetch(_deleted_sql("%s", "%s"), [match_id, created_by_id]))
 
 
 def deleted_tail() -> str:
@@ -204,12 +204,8 @@ def deleted_tail() -> str:
     return f", ARRAY({_deleted_sql('m.id', 'm.created_by_id')})"
 
 
-def deleted_of(indexes: Sequence[int]) -> tuple[set[int], bool]:
-    """`deleted_tail`'s value as `deleted_in` answers."""
-    return _deleted(indexes)
-
-
-def _deleted(indexes: Iterable[int]) -> tuple[set[int], bool]:
+def deleted_of(indexes: Iterable[int]) -> tuple[set[int], bool]:
+    """`_deleted_sql`'s indexes (`deleted_tail`'s value) as `deleted_in` answers."""
     seats = set(indexes)
     creator = -1 in seats
     seats.discard(-1)

@@ -429,7 +429,7 @@ def test_events_read_the_deleted_players_with_the_match_on_postgresql(match, mak
             {*deleted},
             match.created_by_id in {Seat.objects.get(match=match, index=i).user_id for i in deleted},
         )
-        assert (read.deleted == want) if postgres else not hasattr(read, "deleted")
+        assert (read.deleted_players == want) if postgres else not hasattr(read, "deleted_players")
         with django_assert_num_queries(1 if postgres else 2):  # the log page (and, elsewhere, `deleted_in`)
             events = selectors.event_list(match=read, user=alice)
         assert events == selectors.event_list(match=selectors.match_get(match.id), user=alice)  # `deleted_in`'s way
