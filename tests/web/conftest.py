@@ -90,15 +90,29 @@ class FrontLiveServer:
 
 @pytest.fixture(autouse=True)
 def _streams_closed_before_the_flush(transactional_db):
-    """The page's streams end (its browser context is closed first) before the database is emptied:
-    a stream's read in the middle of the TRUNCATE deadlocked the flush on PostgreSQL."""
+    """The page's streams end (its browser context is closed first), and the requests it left in
+    flight on the front's threads finish, before the database is emptied: a stream's read, or a
+    request's transaction, in the middle of the TRUNCATE deadlocked the flush on PostgreSQL."""
     import time
+
+    from django.db import connection
 
     from notify.streams import CAPS
 
     yield
     deadline = time.monotonic() + 10
     while CAPS.total > 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if connection.vendor != "postgresql":
+        return
+    while time.monotonic() < deadline:  # another session of this database inside a statement or a transaction
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+                " AND pid <> pg_backend_pid() AND state IN ('active', 'idle in transaction')"
+            )
+            if cursor.fetchone()[0] == 0:
+                return
         time.sleep(0.05)
 
 
