@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 
-from accounts import sql, usernames
+from accounts import usernames
 from accounts.models import ApiToken, Rating, RatingChange, User
 
 
@@ -19,11 +19,6 @@ _ENTRY = ("rank", "rating", "matches", "user__username")
 def leaderboard_page(game: str, *, after: int = 0, limit: int = 50) -> list[Entry]:
     """Listed players of ``game`` ranked after ``after`` (a keyset cursor): an index range on (game, rank)."""
     return list(Rating.objects.filter(game=game, rank__gt=after).order_by("rank").values_list(*_ENTRY)[:limit])
-
-
-def ratings_of(user: User) -> list[Rating]:
-    """A user's ratings, by game (a profile's)."""
-    return sql.ratings_of(user.pk)
 
 
 def rating_of(game: str, username: str) -> Rating | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from functools import cache
+from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, connections
 
@@ -82,4 +83,14 @@ def _ratings_of_sql() -> str:
 def ratings_of(user_id: int) -> list[Rating]:
     """``user.ratings.all()`` (by game, `Rating`'s order): a profile shows them on every read, and the
     ORM compiled the query each time."""
-    return [hydrate(Rating, row) for row in fetch(_ratings_of_sql(), [user_id])]
+    return ratings_from(fetch(*ratings_statement(user_id)))
+
+
+def ratings_statement(user_id: int) -> tuple[str, list[Any]]:
+    """`ratings_of`'s statement, for a caller that sends it with others (``games.sql.profile_reads``)."""
+    return _ratings_of_sql(), [user_id]
+
+
+def ratings_from(rows: list[tuple[Any, ...]]) -> list[Rating]:
+    """`ratings_of` from the rows of `ratings_statement`."""
+    return [hydrate(Rating, row) for row in rows]

@@ -15,7 +15,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts import selectors as account_selectors
-from accounts.models import RatingChange, User
+from accounts.models import Rating, RatingChange, User
 from circles import selectors as circles
 from core.errors import Conflict, NotFound
 from games import archive, replay, sql
@@ -464,19 +464,22 @@ def match_export(match: Match) -> dict[str, Any]:
 PROFILE_RECENT = 10  # the recent matches a profile shows
 
 
-def user_profile(username: str) -> tuple[User, dict[str, int], list[sql.ListedMatch], dict[str, dict[str, Any]]]:
+def user_profile(
+    username: str,
+) -> tuple[User, dict[str, int], list[sql.ListedMatch], dict[str, dict[str, Any]], list[Rating]]:
     """A public profile, the same for every viewer: the active user, their counts of the matches
     anyone may see (played, active, won), their recent ones (the visibility rule for no one: public
-    ones) and their statistics (`user_stats` for no viewer). The counts of finished matches and the
-    statistics are the player's tallies (`games.tallies`: kept as each match ends, a row per game,
-    however long the history; folding every finished match here grew with it). The active count and
-    the recent matches are one statement (`games.sql.profile_matches`)."""
+    ones), their statistics (`user_stats` for no viewer) and their ratings. The counts of finished
+    matches and the statistics are the player's tallies (`games.tallies`: kept as each match ends, a
+    row per game, however long the history; folding every finished match here grew with it). The
+    active count and the recent matches are one statement (`games.sql.profile_matches`), sent with
+    the tallies' and the ratings' in one round trip (`games.sql.profile_reads`)."""
     user = user_get(username)
-    tallies = sql.tallies_of(user.pk)
-    active, recent = sql.profile_matches(user.pk, PROFILE_RECENT, SUMMARY_ATTNAMES)
-    counts = {"played": sum(t.played for t in tallies), "active": active, "won": sum(t.winners for t in tallies)}
+    reads = sql.profile_reads(user.pk, PROFILE_RECENT, SUMMARY_ATTNAMES)
+    tallies = reads.tallies
+    counts = {"played": sum(t.played for t in tallies), "active": reads.active, "won": sum(t.winners for t in tallies)}
     stats = {t.game: tally_stats(t) for t in tallies}  # in the order each game was first finished
-    return user, counts, recent, stats
+    return user, counts, reads.recent, stats, reads.ratings
 
 
 def tally_stats(tally: Tally) -> dict[str, Any]:

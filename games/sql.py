@@ -12,15 +12,17 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cache
 from typing import Any
 
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import DateTimeField
 from django.utils.translation import gettext as _
 
-from accounts.models import User
+from accounts import sql as accounts_sql
+from accounts.models import Rating, User
 from core.errors import NotFound
-from core.sql import columns, convert, fetch, for_update, hydrate, hydrate_fields, table, width
+from core.sql import columns, convert, fetch, fetch_together, for_update, hydrate, hydrate_fields, table, width
 from games.models import Absence, Match, Record, Seat, Tally
 
 
@@ -462,6 +464,10 @@ def profile_matches(user_id: int, limit: int, fields: tuple[str, ...]) -> tuple[
     finished public ones (ties: the latest id first), in one statement and one pass over their
     matches (``mine``, each looked up once for both): a count and a page made two of each. The
     count drives the statement, so that it comes on a row of its own when nothing is finished."""
+    return _profile_matches_of(fields, fetch(*_profile_matches_statement(user_id, limit, fields)))
+
+
+def _profile_matches_statement(user_id: int, limit: int, fields: tuple[str, ...]) -> tuple[str, list[Any]]:
     where, params = seated(user_id)
     sql = (
         f"WITH mine AS MATERIALIZED (SELECT m.id, m.status, m.finished_at FROM {table(Match)} m"
@@ -473,16 +479,48 @@ def profile_matches(user_id: int, limit: int, fields: tuple[str, ...]) -> tuple[
         f" ORDER BY m.finished_at DESC, m.id DESC"
     )
     active, finished = Match.Status.ACTIVE.value, Match.Status.FINISHED.value
-    rows = fetch(sql, [*params, False, finished, limit, active])
+    return sql, [*params, False, finished, limit, active]
+
+
+def _profile_matches_of(fields: tuple[str, ...], rows: list[tuple[Any, ...]]) -> tuple[int, list[ListedMatch]]:
     return int(rows[0][-1]), _summaries(fields, [row[:-1] for row in rows])
 
 
 def tallies_of(user_id: int) -> list[Tally]:
     """A player's tallies in the order each game was first finished (a profile's statistics list the
     games so), as ``Tally.objects.filter(user_id=…).order_by("first_finished_at", "first_match_id")``."""
-    rows = fetch(
+    return [hydrate(Tally, row) for row in fetch(_tallies_sql(), [user_id])]
+
+
+@cache
+def _tallies_sql() -> str:
+    return (
         f"SELECT {columns(Tally, 't')} FROM {table(Tally)} t WHERE t.user_id = %s"
-        " ORDER BY t.first_finished_at, t.first_match_id",
-        [user_id],
+        " ORDER BY t.first_finished_at, t.first_match_id"
     )
-    return [hydrate(Tally, row) for row in rows]
+
+
+@dataclass(frozen=True, slots=True)
+class ProfileReads:
+    """What a public profile reads of a player besides the user: `tallies_of`, `profile_matches`
+    (``active``, ``recent``) and ``accounts.sql.ratings_of``."""
+
+    tallies: list[Tally]
+    active: int
+    recent: list[ListedMatch]
+    ratings: list[Rating]
+
+
+def profile_reads(user_id: int, limit: int, fields: tuple[str, ...]) -> ProfileReads:
+    """`tallies_of`, `profile_matches` and ``accounts.sql.ratings_of`` of one player, the same rows,
+    in one round trip to PostgreSQL (`core.sql.fetch_together`): one after the other, each waited for
+    the last."""
+    tallies, matches, ratings = fetch_together(
+        [
+            (_tallies_sql(), [user_id]),
+            _profile_matches_statement(user_id, limit, fields),
+            accounts_sql.ratings_statement(user_id),
+        ]
+    )
+    active, recent = _profile_matches_of(fields, matches)
+    return ProfileReads([hydrate(Tally, row) for row in tallies], active, recent, accounts_sql.ratings_from(ratings))

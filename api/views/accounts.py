@@ -15,7 +15,6 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 import languages
-from accounts import selectors as account_selectors
 from accounts import services
 from accounts.models import Rating, User
 from api import ratelimit
@@ -253,12 +252,12 @@ class UserDetailApi(APIView):
 
     @extend_schema(operation_id="user_read", tags=["accounts"], responses={200: OutputSerializer, 404: P})
     def get(self, request: Request, username: str) -> Response:
-        user, counts, recent, stats = selectors.user_profile(username)
+        user, counts, recent, stats, ratings = selectors.user_profile(username)
         body = {
             "username": user.username,
             "display_name": user.display_name,
             "date_joined": user.date_joined,
-            "ratings": [rating_json(r) for r in account_selectors.ratings_of(user)],
+            "ratings": [rating_json(r) for r in ratings],
             "counts": counts,
             "stats": stats,
             "recent_matches": match_summaries(recent),

@@ -631,3 +631,11 @@ def test_a_profiles_tallies_and_ratings_are_the_orm_ones(make_user):
     ratings = accounts_sql.ratings_of(ada.pk)
     assert [model_to_dict(r) for r in ratings] == [model_to_dict(r) for r in ada.ratings.all()]
     assert [r.game for r in ratings] == ["ecos", "ekko", "eko", "enka"]
+    assert games_sql.tallies_of(bo.pk)[0].played == 9 and len(accounts_sql.ratings_of(bo.pk)) == 1
+
+    # A profile reads both with its matches in one round trip: the same rows as each alone.
+    reads = games_sql.profile_reads(ada.pk, 10, selectors.SUMMARY_ATTNAMES)
+    assert [model_to_dict(t) for t in reads.tallies] == [model_to_dict(t) for t in tallies]
+    assert [model_to_dict(r) for r in reads.ratings] == [model_to_dict(r) for r in ratings]
+    assert (reads.active, reads.recent) == games_sql.profile_matches(ada.pk, 10, selectors.SUMMARY_ATTNAMES)
+    assert games_sql.profile_reads(bo.pk, 10, selectors.SUMMARY_ATTNAMES).tallies[0].played == 9

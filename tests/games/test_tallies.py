@@ -46,7 +46,7 @@ def _folded(user: User) -> tuple[dict[str, int], dict[str, dict[str, Any]]]:
 
 
 def _from_tallies(user: User) -> tuple[dict[str, int], dict[str, dict[str, Any]]]:
-    _, counts, _, stats = selectors.user_profile(user.username)
+    _, counts, _, stats, _ = selectors.user_profile(user.username)
     return {"played": counts["played"], "won": counts["won"]}, stats
 
 
@@ -284,7 +284,7 @@ def _profile_by_folding(username: str) -> Any:
         "active": active,
         "won": sum(1 for _, index, result in rows if index in (result or {}).get("winners", [])),
     }
-    return user, counts, recent, selectors.user_stats(user, rows=rows)
+    return user, counts, recent, selectors.user_stats(user, rows=rows), list(user.ratings.all())
 
 
 @pytest.mark.django_db
