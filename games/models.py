@@ -79,6 +79,16 @@ class Seat(models.Model):
     # is read newest first from their seats alone (the index ``seat_history``), where looking up
     # every match they ever sat in grew with their history (issue 31).
     match_created_at = models.DateTimeField(editable=False)
+    # The match's status, end and privacy, kept equal to the match's by the database itself (triggers:
+    # migration 0016): whatever writes a match or a seat (the services, the ORM, raw SQL, a bulk
+    # load), and whatever a seat's own save sends for them. A public profile finds a player's recent
+    # finished matches and counts their active ones from their seats alone (the indexes
+    # ``seat_finished`` and ``seat_active``), where looking up each of their matches grew with their
+    # history (issue 31). Nothing in Python writes or reads them; a migration that rebuilds either
+    # table on SQLite drops triggers, and `tests/games/test_seat_copies.py` then fails.
+    match_status = models.CharField(max_length=16, default="", editable=False)
+    match_finished_at = models.DateTimeField(null=True, editable=False)
+    match_private = models.BooleanField(default=False, editable=False)
     bot = models.CharField(max_length=16, blank=True, default="")
     joined_at = models.DateTimeField(null=True, blank=True)
     resigned = models.BooleanField(default=False)
@@ -96,7 +106,17 @@ class Seat(models.Model):
 
     class Meta:
         ordering = ["match", "index"]
-        indexes = [models.Index(fields=["user", "-match_created_at", "-match"], name="seat_history")]
+        indexes = [
+            models.Index(fields=["user", "-match_created_at", "-match"], name="seat_history"),
+            models.Index(
+                fields=["user", "-match_finished_at", "-match"],
+                condition=models.Q(match_status="finished", match_private=False),
+                name="seat_finished",
+            ),
+            models.Index(
+                fields=["user"], condition=models.Q(match_status="active", match_private=False), name="seat_active"
+            ),
+        ]
         constraints = [
             models.UniqueConstraint(fields=["match", "index"], name="seat_unique_index_per_match"),
             models.UniqueConstraint(

@@ -461,25 +461,31 @@ def summaries(listing: Listing, limit: int) -> list[ListedMatch]:
 
 def profile_matches(user_id: int, limit: int, fields: tuple[str, ...]) -> tuple[int, list[ListedMatch]]:
     """A public profile's count of the player's active public matches and their ``limit`` latest
-    finished public ones (ties: the latest id first), in one statement and one pass over their
-    matches (``mine``, each looked up once for both): a count and a page made two of each. The
-    count drives the statement, so that it comes on a row of its own when nothing is finished."""
+    finished public ones (ties: the latest id first), in one statement. Both are found from the
+    player's seats alone, which carry their match's status, end and privacy (`Seat.match_status`,
+    kept by the database): the partial indexes ``seat_finished`` (newest end first) and
+    ``seat_active`` hold just those seats, so neither grows with a long history of other matches;
+    looking up every match the player sat in did (issue 31). The count drives the statement, so that
+    it comes on a row of its own when nothing is finished."""
     return _profile_matches_of(fields, fetch(*_profile_matches_statement(user_id, limit, fields)))
 
 
 def _profile_matches_statement(user_id: int, limit: int, fields: tuple[str, ...]) -> tuple[str, list[Any]]:
-    where, params = seated(user_id)
+    # The condition is written in, not bound: a prepared statement's generic plan can use a partial
+    # index only when its query names the index's own condition (`Seat.Meta.indexes`).
+    public = "s.user_id = %s AND NOT s.match_private"
+    seat = table(Seat)
     sql = (
-        f"WITH mine AS MATERIALIZED (SELECT m.id, m.status, m.finished_at FROM {table(Match)} m"
-        f" WHERE {where} AND m.private = %s),"
-        f" hits AS (SELECT id FROM mine WHERE status = %s ORDER BY finished_at DESC, id DESC LIMIT %s),"
-        f" active AS (SELECT count(*) AS n FROM mine WHERE status = %s)"
+        f"WITH hits AS (SELECT s.match_id AS id FROM {seat} s WHERE {public}"
+        f" AND s.match_status = '{Match.Status.FINISHED.value}'"
+        f" ORDER BY s.match_finished_at DESC, s.match_id DESC LIMIT %s),"
+        f" active AS (SELECT count(*) AS n FROM {seat} s WHERE {public}"
+        f" AND s.match_status = '{Match.Status.ACTIVE.value}')"
         f" SELECT {_summary_select(fields)}, active.n FROM active"
         f" LEFT JOIN (hits JOIN {table(Match)} m ON m.id = hits.id{_summary_joins()}) ON 1 = 1"
         f" ORDER BY m.finished_at DESC, m.id DESC"
     )
-    active, finished = Match.Status.ACTIVE.value, Match.Status.FINISHED.value
-    return sql, [*params, False, finished, limit, active]
+    return sql, [user_id, limit, user_id]
 
 
 def _profile_matches_of(fields: tuple[str, ...], rows: list[tuple[Any, ...]]) -> tuple[int, list[ListedMatch]]:
