@@ -123,25 +123,47 @@ def log(match: Match, *, after: int = 0, limit: int | None = None) -> Sequence[R
     whole log's read (issue 31)."""
     if match.archived_at is not None:
         return records(match, after=after, limit=limit)
-    connection = connections[DEFAULT_DB_ALIAS]
-    quote = connection.ops.quote_name
-    column = {f.attname: f.column for f in Record._meta.concrete_fields}
-    names = ", ".join("r." + quote(column[name]) for name in _LOG_FIELDS)
+    names = _log_names()
     sql = f"SELECT {names} FROM {table(Record)} r WHERE r.match_id = %s AND r.seq > %s ORDER BY r.seq"
     params: list[Any] = [match.id, after]
     if limit is not None:
         sql += " LIMIT %s"
         params.append(limit)
-    if connection.vendor != "postgresql":
+    if connections[DEFAULT_DB_ALIAS].vendor != "postgresql":
         return [LogRecord(*convert(Record, _LOG_FIELDS, row)) for row in fetch(sql, params)]
-    # A JSON time is text at the connection's zone (UTC), its fraction of a second trimmed: read
-    # back as the datetime the column holds. jsonb values keep the order of keys jsonb gives them,
-    # as the ORM's reading of the same columns does.
-    page = fetch(f"SELECT json_agg(json_build_array({names}) ORDER BY r.seq)::text FROM ({sql}) r", params)[0][0]
+    return log_of(
+        fetch(f"SELECT json_agg(json_build_array({names}) ORDER BY r.seq)::text FROM ({sql}) r", params)[0][0]
+    )
+
+
+def log_tail() -> str:
+    """PostgreSQL: `log`'s page of a live match as a scalar subquery, to add to the SELECT list of a
+    statement that reads the match row ``m`` (two parameters: ``after`` and ``limit``): ``GET events``
+    reads the match and its page in one statement. Read it with `log_of`; it is empty for an
+    archived match, whose records are in its archive. Elsewhere "" (then `log` asks)."""
+    if connections[DEFAULT_DB_ALIAS].vendor != "postgresql":
+        return ""
+    names = _log_names()
+    return (
+        f", (SELECT json_agg(json_build_array({names}) ORDER BY r.seq)::text FROM (SELECT {names}"
+        f" FROM {table(Record)} r WHERE r.match_id = m.id AND r.seq > %s ORDER BY r.seq LIMIT %s) r)"
+    )
+
+
+def log_of(page: str | None) -> list[LogRecord]:
+    """A page of `log` (or `log_tail`'s value) from its JSON text. A JSON time is text at the
+    connection's zone (UTC), its fraction of a second trimmed: read back as the datetime the column
+    holds. jsonb values keep the order of keys jsonb gives them, as the ORM's reading does."""
     return [
         LogRecord(seq, rtype, seat, actor, move, effects, data, datetime.fromisoformat(at))
         for seq, rtype, seat, actor, move, effects, data, at in jsontext.loads(page or "[]")
     ]
+
+
+def _log_names() -> str:
+    quote = connections[DEFAULT_DB_ALIAS].ops.quote_name
+    column = {f.attname: f.column for f in Record._meta.concrete_fields}
+    return ", ".join("r." + quote(column[name]) for name in _LOG_FIELDS)
 
 
 def archive(match_id: str) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import secrets
 import zlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -40,7 +40,7 @@ def match_with_seat_of(match_id: str, user: User | None) -> Match:
     tail = replay.tail_of(match_id)  # with the records to replay (`games.sql`: every GET state reads this)
     match, seat, records = sql.match_with_seat_of(match_id, user_id, tail.sql, tail.params)
     match.caller_seat = seat  # type: ignore[attr-defined]
-    tail.attach(match, records)
+    tail.attach(match, records[0] if records else None)
     return match
 
 
@@ -392,26 +392,36 @@ def _without_deleted_names(data: dict[str, Any], seat: int | None, deleted: set[
         data["by"] = DELETED
 
 
-def match_and_seat_of(match_id: str, user: User | None) -> Match:
+def match_and_seat_of(match_id: str, user: User | None, page: tuple[int, int] | None = None) -> Match:
     """The match row alone, annotated with ``caller_seat`` (the user's seat index or None) and, on
-    PostgreSQL, ``deleted_players`` (`sql.deleted_in`'s answer), in one prepared statement: what ``GET
-    events`` needs (no seats, no creator, no records)."""
+    PostgreSQL, ``deleted_players`` (`sql.deleted_in`'s answer) and, with ``page`` (``after``,
+    ``limit``), ``log_page``: that page of a live match's log (``archive.log_tail``), in one prepared
+    statement: what ``GET events`` needs (no seats, no creator). The page is read before anyone's
+    right to see the match is checked, and nothing of it is shown until `event_list` is asked."""
     user_id = user.pk if user is not None and user.is_authenticated else None
-    tail = sql.deleted_tail()
-    match, seat, deleted = sql.match_with_seat_of(match_id, user_id, tail)
+    deleted = sql.deleted_tail()
+    log = archive.log_tail() if page is not None else ""
+    match, seat, values = sql.match_with_seat_of(match_id, user_id, deleted + log, page if log and page else ())
     match.caller_seat = seat  # type: ignore[attr-defined]
-    if tail:
-        match.deleted_players = sql.deleted_of(deleted)  # type: ignore[attr-defined]
+    if deleted:
+        match.deleted_players = sql.deleted_of(values[0])  # type: ignore[attr-defined]
+    if log and match.archived_at is None:  # an archived match's records are in its archive
+        match.log_page = (page, archive.log_of(values[-1]))  # type: ignore[attr-defined]
     return match
 
 
 def event_list(*, match: Match, user: User | None, after: int = 0, limit: int = 500) -> list[dict[str, Any]]:
     """The records after ``after`` as ``user``'s seat may see them (a spectator's view when not
-    seated). ``match.caller_seat``, when `match_and_seat_of` read it, is ``user``'s seat, and
-    ``match.deleted_players`` the deleted accounts among its players."""
+    seated). ``match.caller_seat``, when `match_and_seat_of` read it, is ``user``'s seat,
+    ``match.deleted_players`` the deleted accounts among its players, and ``match.log_page`` the page."""
     seat: int | None = match.caller_seat if hasattr(match, "caller_seat") else seat_index_of(match, user)
     rules = replay.rules_for(match)
-    records = archive.log(match, after=after, limit=limit)
+    read = getattr(match, "log_page", None)  # the page `match_and_seat_of` read with the match
+    records: Sequence[Record | archive.LogRecord]
+    if read is not None and read[0] == (after, limit):
+        records = read[1]
+    else:
+        records = archive.log(match, after=after, limit=limit)
     events = [record_for_viewer(rules, r, seat) for r in records]
     if not records:
         deleted, creator_deleted = set(), False

@@ -61,9 +61,10 @@ def seats(match: Match) -> list[Seat]:
 
 def match_with_seat_of(
     match_id: str, user_id: int | None, tail: str = "", tail_params: Sequence[Any] = ()
-) -> tuple[Match, int | None, Any]:
-    """The match, the user's seat index in it (None: none, or no user), and ``tail``'s value, in one
-    query: every ``GET state`` makes it."""
+) -> tuple[Match, int | None, tuple[Any, ...]]:
+    """The match, the user's seat index in it (None: none, or no user), and the values of ``tail``'s
+    expressions in order (none without one: `record_tail`, `deleted_tail`, ``archive.log_tail``), in
+    one query: every ``GET state`` makes it."""
     rows = fetch(
         f'SELECT {columns(Match, "m")}, (SELECT s."index" FROM {table(Seat)} s'
         f" WHERE s.match_id = m.id AND s.user_id = %s LIMIT 1){tail} FROM {table(Match)} m WHERE m.id = %s",
@@ -71,7 +72,8 @@ def match_with_seat_of(
     )
     if not rows:
         raise NotFound(_("No match %(id)s.") % {"id": repr(match_id)})
-    return hydrate(Match, rows[0]), rows[0][width(Match)], rows[0][-1] if tail else None
+    start = width(Match)
+    return hydrate(Match, rows[0]), rows[0][start], tuple(rows[0][start + 1 :])
 
 
 def record_tail() -> str:

@@ -565,7 +565,8 @@ class EventListApi(APIView):
         limit = serializers.IntegerField(min_value=1, max_value=settings.TABULA_EVENTS_MAX_PAGE_SIZE).run_validation(
             params.get("limit", settings.TABULA_EVENTS_PAGE_SIZE)
         )
-        match = selectors.match_and_seat_of(match_id, viewer(request))  # one statement; seated: visible
+        # One statement: the match, the caller's seat and the page (seated: visible; else shown only if visible).
+        match = selectors.match_and_seat_of(match_id, viewer(request), page=(after, limit + 1))
         seated = getattr(match, "caller_seat", None) is not None
         if not seated and not selectors.match_visible_to(match, viewer(request), invite_code(request)):
             raise NotFound(_("No match %(id)s.") % {"id": repr(match_id)})

@@ -436,6 +436,33 @@ def test_events_read_the_deleted_players_with_the_match_on_postgresql(match, mak
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize("after,limit", [(0, 500), (0, 2), (3, 2), (0, 1), (10**6, 5)])
+def test_events_read_their_page_with_the_match_on_postgresql(match, after, limit, django_assert_num_queries):
+    """``GET events`` reads the page with the match on PostgreSQL (``archive.log_tail``): the records
+    `archive.log` reads alone, in the same order and values; ``event_list`` then asks nothing more
+    (elsewhere it reads the page itself). Another page than the one read is read as before."""
+    from django.db import connection
+
+    from games import archive, selectors
+
+    postgres = connection.vendor == "postgresql"
+    alice = Seat.objects.get(match=match, index=0).user
+    with django_assert_num_queries(1):
+        read = selectors.match_and_seat_of(match.id, alice, page=(after, limit))
+    alone = archive.log(match, after=after, limit=limit)
+    assert (read.log_page == ((after, limit), alone)) if postgres else not hasattr(read, "log_page")
+    if after == 0:
+        assert alone  # the match has records: the comparison above compared some
+    with django_assert_num_queries(0 if postgres else 1 + bool(alone)):  # elsewhere: the page, `deleted_in`
+        events = selectors.event_list(match=read, user=alice, after=after, limit=limit)
+    assert events == selectors.event_list(match=selectors.match_get(match.id), user=alice, after=after, limit=limit)
+    later = archive.log(match, after=after + 1, limit=limit)
+    with django_assert_num_queries(1 if postgres else 1 + bool(later)):  # another page: read on its own
+        other = selectors.event_list(match=read, user=alice, after=after + 1, limit=limit)
+    assert other == selectors.event_list(match=selectors.match_get(match.id), user=alice, after=after + 1, limit=limit)
+
+
+@pytest.mark.django_db
 def test_the_waiting_seats_are_the_orm_ones(match):
     alice = match.created_by
     read = games_sql.waiting_seats(alice.pk)
