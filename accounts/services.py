@@ -69,10 +69,16 @@ def token_revoke(user: User, token_id: int) -> None:
 # --- accounts -------------------------------------------------------------------------------------
 
 
-def by_name(username: str) -> User | None:
+def by_name(username: str, viewer: User | None = None) -> User | None:
     """The active account a name designates: by its normalised key, or exactly (an account older than
-    the keys whose name collided with an earlier one keeps no key)."""
-    return sql.active_by_name(usernames.key(username), username)
+    the keys whose name collided with an earlier one keeps no key). ``viewer``, the signed-in account
+    (current: sessions read it per request, the token cache drops it on any change), is the answer
+    without a query when the name's key is its own: keys are unique, so no other account comes first
+    (a player reading their own history or profile, the commonest of these reads: issue 31)."""
+    key = usernames.key(username)
+    if viewer is not None and viewer.username_key == key and viewer.is_active and viewer.deleted_at is None:
+        return viewer
+    return sql.active_by_name(key, username)
 
 
 def _username_free(username: str) -> None:

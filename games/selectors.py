@@ -475,7 +475,7 @@ PROFILE_RECENT = 10  # the recent matches a profile shows
 
 
 def user_profile(
-    username: str,
+    username: str, viewer: User | None = None
 ) -> tuple[User, dict[str, int], list[sql.ListedMatch], dict[str, dict[str, Any]], list[Rating]]:
     """A public profile, the same for every viewer: the active user, their counts of the matches
     anyone may see (played, active, won), their recent ones (the visibility rule for no one: public
@@ -483,8 +483,9 @@ def user_profile(
     matches and the statistics are the player's tallies (`games.tallies`: kept as each match ends, a
     row per game, however long the history; folding every finished match here grew with it). The
     active count and the recent matches are one statement (`games.sql.profile_matches`), sent with
-    the tallies' and the ratings' in one round trip (`games.sql.profile_reads`)."""
-    user = user_get(username)
+    the tallies' and the ratings' in one round trip (`games.sql.profile_reads`). ``viewer``: the
+    signed-in reader, only to find a player reading their own profile without a query (`user_get`)."""
+    user = user_get(username, viewer)
     reads = sql.profile_reads(user.pk, PROFILE_RECENT, SUMMARY_ATTNAMES)
     tallies = reads.tallies
     counts = {"played": sum(t.played for t in tallies), "active": reads.active, "won": sum(t.winners for t in tallies)}
@@ -647,10 +648,12 @@ def match_invitations(match: Match, user: User) -> QuerySet[Invitation]:
     return Invitation.objects.filter(match=match).select_related("user", "invited_by").order_by("created_at", "id")
 
 
-def user_get(username: str) -> User:
+def user_get(username: str, viewer: User | None = None) -> User:
+    """The active account ``username`` designates (404 if none); ``viewer``: the signed-in reader,
+    found without a query when it is the one named (`accounts.services.by_name`)."""
     from accounts.services import by_name
 
-    user = by_name(username)
+    user = by_name(username, viewer)
     if user is None:
         raise NotFound(_("No user %(username)s.") % {"username": repr(username)})
     return user

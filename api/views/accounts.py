@@ -18,7 +18,7 @@ import languages
 from accounts import services
 from accounts.models import Rating, User
 from api import ratelimit
-from api.authentication import caller
+from api.authentication import caller, viewer
 from api.representations import match_summaries
 from api.serializers import MatchSerializer, OutputModelSerializer, ProblemSerializer
 from core.errors import InvalidRequest
@@ -252,7 +252,7 @@ class UserDetailApi(APIView):
 
     @extend_schema(operation_id="user_read", tags=["accounts"], responses={200: OutputSerializer, 404: P})
     def get(self, request: Request, username: str) -> Response:
-        user, counts, recent, stats, ratings = selectors.user_profile(username)
+        user, counts, recent, stats, ratings = selectors.user_profile(username, viewer(request))
         body = {
             "username": user.username,
             "display_name": user.display_name,

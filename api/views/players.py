@@ -401,7 +401,7 @@ class UserMatchesApi(APIView):
             raise serializers.ValidationError({"result": [_("Must be won, lost or drawn.")]})
         limit = _int_param(request, "limit", 20, 1, settings.TABULA_MAX_PAGE_SIZE)
         offset = _int_param(request, "offset", 0, 0, 2**31)
-        user = selectors.user_get(username)
+        user = selectors.user_get(username, viewer(request))
         game = q.get("game") or None
         listing = None if result else selectors.user_matches_listing(user, viewer(request), game=game, status=status_)
         page: list[sql.ListedMatch] | list[Match] | QuerySet[Match]

@@ -598,6 +598,35 @@ def test_an_account_by_name_is_the_orm_answer(make_user):
 
 
 @pytest.mark.django_db
+def test_an_account_reading_its_own_name_is_found_without_a_query(make_user, django_assert_num_queries):
+    """`by_name(name, viewer)` answers what the lookup answers, for every viewer and name (itself by
+    another case, a keyless account, a deleted or deactivated one, a stranger); the viewer itself,
+    when its key is the name's, without a query."""
+    from accounts.models import User
+
+    shadow = make_user("ada-x")
+    ada = make_user("Ada")
+    keyless = make_user("Bert")
+    User.objects.filter(pk=keyless.pk).update(username_key=None)
+    gone = make_user("Cleo")
+    User.objects.filter(pk=gone.pk).update(deleted_at=timezone.now())
+    idle = make_user("Dora")
+    User.objects.filter(pk=idle.pk).update(is_active=False)
+    User.objects.filter(pk=shadow.pk).update(username="ADA", username_key=None)
+    viewers = [User.objects.get(pk=u.pk) for u in (shadow, ada, keyless, gone, idle)]
+    for viewer in viewers:
+        for name in ("Ada", "ada", "ADA", "Bert", "bert", "Cleo", "Dora", "nobody", "ada-x"):
+            expected = accounts.by_name(name)
+            found = accounts.by_name(name, viewer)
+            assert (found and found.pk) == (expected and expected.pk), (viewer.username, name)
+    own = next(v for v in viewers if v.pk == ada.pk)
+    with django_assert_num_queries(0):
+        assert accounts.by_name("ada", own) is own
+    with django_assert_num_queries(1):  # "ADA" the keyless shadow reads is Ada's by key: looked up
+        assert accounts.by_name("ADA", viewers[0]).pk == ada.pk
+
+
+@pytest.mark.django_db
 def test_a_log_read_keeps_every_json_value_time_and_key_order(make_user):
     """The log read in one JSON document (PostgreSQL) gives back what the columns hold: floats,
     big integers, text beyond ASCII, nulls, jsonb's order of keys, and times with and without a

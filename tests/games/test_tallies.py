@@ -274,8 +274,9 @@ def test_a_bots_seat_has_no_tally(toy_game, people):
 # --- the profile's bytes ---------------------------------------------------------------------------
 
 
-def _profile_by_folding(username: str) -> Any:
-    """`selectors.user_profile` as it was: every finished public match folded on each read."""
+def _profile_by_folding(username: str, viewer: Any = None) -> Any:
+    """`selectors.user_profile` as it was: every finished public match folded on each read (the
+    player looked up by name, whoever reads)."""
     user = selectors.user_get(username)
     rows = _rows(user)
     active, recent = games_sql.profile_matches(user.pk, selectors.PROFILE_RECENT, selectors.SUMMARY_ATTNAMES)
