@@ -21,6 +21,8 @@
 9. History at scale: 100,000 matches and millions of records; a player's history reads
    (``users/{name}/matches``, ``matches?mine=true``, ``me/turns``, the profile, ``events``,
    ``GET state`` cold and warm) next to ``GET games`` (`bench.history`).
+10. Request path: what each middleware, DRF and the view cost alone for ``GET state`` and ``POST
+   moves``, in-process (`bench.layers`).
 
 Speed is reported, never asserted. The developer's ``var/`` is never touched: sections 2 and 3 use a
 temporary directory and a throwaway database (a SQLite file in that directory, or, when
@@ -49,7 +51,7 @@ sys.path[0] = str(ROOT)  # the project root, not bench/: no module here may shad
 from bench import engines, infra  # noqa: E402
 from bench.infra import Database  # noqa: E402
 
-SECTIONS = ("engines", "reads", "writes", "isolation", "boards", "notify", "bots", "tournaments", "history")
+SECTIONS = ("engines", "reads", "writes", "isolation", "boards", "notify", "bots", "tournaments", "history", "layers")
 
 
 def _arguments() -> argparse.Namespace:
@@ -141,6 +143,11 @@ def main() -> int:
 
                 (tmp / "history").mkdir(exist_ok=True)
                 history.run(tmp / "history", _write_database(stack, tmp, None))
+            if "layers" in sections:
+                from bench import layers
+
+                (tmp / "layers").mkdir(exist_ok=True)
+                layers.run(tmp / "layers", _write_database(stack, tmp, None))
     except KeyboardInterrupt:
         print("\ninterrupted: servers stopped, bench database and temporary files removed", file=sys.stderr)
         return 130
