@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from django.forms.models import model_to_dict
@@ -567,6 +568,26 @@ def test_a_log_read_for_events_has_the_records_values(make_user):
     assert any(r.move for r in found)
 
 
+NAMES = ("Ada", "ada", "ADA", "Bert", "bert", "Cleo", "Dora", "nobody", "ada-x")
+
+
+def _named_accounts(make_user: Any) -> list[Any]:
+    """Accounts whose names collide: Ada; an older keyless account named exactly "ADA" (made first,
+    so with a smaller id); keyless Bert; deleted Cleo; deactivated Dora. Read back fresh."""
+    from accounts.models import User
+
+    shadow = make_user("ada-x")
+    ada = make_user("Ada")
+    keyless = make_user("Bert")
+    User.objects.filter(pk=keyless.pk).update(username_key=None)  # older than the keys
+    gone = make_user("Cleo")
+    User.objects.filter(pk=gone.pk).update(deleted_at=timezone.now())
+    idle = make_user("Dora")
+    User.objects.filter(pk=idle.pk).update(is_active=False)
+    User.objects.filter(pk=shadow.pk).update(username="ADA", username_key=None)  # exact "ADA", no key
+    return [User.objects.get(pk=u.pk) for u in (shadow, ada, keyless, gone, idle)]
+
+
 @pytest.mark.django_db
 def test_an_account_by_name_is_the_orm_answer(make_user):
     """`by_name` in one statement answers what the ORM's two queries answered: by normalised key
@@ -579,16 +600,8 @@ def test_an_account_by_name_is_the_orm_answer(make_user):
         key = usernames.key(username)
         return active.filter(username_key=key).first() or active.filter(username=username).first()
 
-    shadow = make_user("ada-x")  # made first: a smaller id than Ada's
-    ada = make_user("Ada")
-    keyless = make_user("Bert")
-    User.objects.filter(pk=keyless.pk).update(username_key=None)  # older than the keys
-    gone = make_user("Cleo")
-    User.objects.filter(pk=gone.pk).update(deleted_at=timezone.now())
-    idle = make_user("Dora")
-    User.objects.filter(pk=idle.pk).update(is_active=False)
-    User.objects.filter(pk=shadow.pk).update(username="ADA", username_key=None)  # exact "ADA", no key
-    for name in ("Ada", "ada", "ADA", "Bert", "bert", "Cleo", "Dora", "nobody", "ada-x"):
+    _, ada, keyless, _, _ = _named_accounts(make_user)
+    for name in NAMES:
         found, expected = accounts_sql.active_by_name(usernames.key(name), name), orm(name)
         assert (found and found.pk) == (expected and expected.pk), name
         if expected is not None:
@@ -602,28 +615,17 @@ def test_an_account_reading_its_own_name_is_found_without_a_query(make_user, dja
     """`by_name(name, viewer)` answers what the lookup answers, for every viewer and name (itself by
     another case, a keyless account, a deleted or deactivated one, a stranger); the viewer itself,
     when its key is the name's, without a query."""
-    from accounts.models import User
-
-    shadow = make_user("ada-x")
-    ada = make_user("Ada")
-    keyless = make_user("Bert")
-    User.objects.filter(pk=keyless.pk).update(username_key=None)
-    gone = make_user("Cleo")
-    User.objects.filter(pk=gone.pk).update(deleted_at=timezone.now())
-    idle = make_user("Dora")
-    User.objects.filter(pk=idle.pk).update(is_active=False)
-    User.objects.filter(pk=shadow.pk).update(username="ADA", username_key=None)
-    viewers = [User.objects.get(pk=u.pk) for u in (shadow, ada, keyless, gone, idle)]
+    viewers = _named_accounts(make_user)
     for viewer in viewers:
-        for name in ("Ada", "ada", "ADA", "Bert", "bert", "Cleo", "Dora", "nobody", "ada-x"):
+        for name in NAMES:
             expected = accounts.by_name(name)
             found = accounts.by_name(name, viewer)
             assert (found and found.pk) == (expected and expected.pk), (viewer.username, name)
-    own = next(v for v in viewers if v.pk == ada.pk)
+    own = viewers[1]  # Ada
     with django_assert_num_queries(0):
         assert accounts.by_name("ada", own) is own
     with django_assert_num_queries(1):  # "ADA" the keyless shadow reads is Ada's by key: looked up
-        assert accounts.by_name("ADA", viewers[0]).pk == ada.pk
+        assert accounts.by_name("ADA", viewers[0]).pk == own.pk
 
 
 @pytest.mark.django_db
