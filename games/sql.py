@@ -297,6 +297,7 @@ def seated(user_id: int) -> tuple[str, list[Any]]:
     return f"m.id IN (SELECT s.match_id FROM {table(Seat)} s WHERE s.user_id = %s{fence})", [user_id]
 
 
+@cache  # the same text for the life of the process (as `_tallies_sql`)
 def _summary_select(fields: tuple[str, ...]) -> str:
     """The match's summary columns, its creator's name and deletion, and its rematch's id: what
     ``for_summaries`` reads by its two joins (``m``, ``u``, ``r``). On PostgreSQL they are one JSON
@@ -310,6 +311,7 @@ def _summary_select(fields: tuple[str, ...]) -> str:
     return f"json_build_array({values}, {_seats_column()})"
 
 
+@cache
 def _seats_column() -> str:
     """For PostgreSQL: a scalar subquery over the match row ``m``: its seats in ``index`` order, each
     a JSON array of `_SEAT_ARRAY`, with its player's name (the page's seats come with the page, not
@@ -338,6 +340,7 @@ def _time(text: str | None) -> datetime | None:
     return None if text is None else datetime.fromisoformat(text)
 
 
+@cache
 def _summary_joins() -> str:
     return (
         f" JOIN {table(User)} u ON u.id = m.created_by_id"
