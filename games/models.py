@@ -82,10 +82,11 @@ class Seat(models.Model):
     # The match's status, end and privacy, kept equal to the match's by the database itself (triggers:
     # migration 0016): whatever writes a match or a seat (the services, the ORM, raw SQL, a bulk
     # load), and whatever a seat's own save sends for them. A public profile finds a player's recent
-    # finished matches and counts their active ones from their seats alone (the indexes
-    # ``seat_finished`` and ``seat_active``), where looking up each of their matches grew with their
-    # history (issue 31). Nothing in Python writes or reads them; a migration that rebuilds either
-    # table on SQLite drops triggers, and `tests/games/test_seat_copies.py` then fails.
+    # finished matches and counts their active ones, and ``GET me/turns`` finds their active seats,
+    # from their seats alone (the indexes ``seat_finished`` and ``seat_active``), where looking up
+    # each of their matches grew with their history, or with the server's active matches (issue 31).
+    # Only those statements read them, and nothing in Python writes them; a migration that rebuilds
+    # either table on SQLite drops triggers, and `tests/games/test_seat_copies.py` then fails.
     match_status = models.CharField(max_length=16, default="", editable=False)
     match_finished_at = models.DateTimeField(null=True, editable=False)
     match_private = models.BooleanField(default=False, editable=False)
@@ -114,7 +115,7 @@ class Seat(models.Model):
                 name="seat_finished",
             ),
             models.Index(
-                fields=["user"], condition=models.Q(match_status="active", match_private=False), name="seat_active"
+                fields=["user", "match_private"], condition=models.Q(match_status="active"), name="seat_active"
             ),
         ]
         constraints = [

@@ -219,15 +219,19 @@ def deleted_of(indexes: Iterable[int]) -> tuple[set[int], bool]:
 def waiting_seats(user_id: int) -> list[tuple[Seat, Match]]:
     """``Seat.objects.filter(user=…, match__status="active", resigned=False, bot="")`` with the
     match columns ``GET me/turns`` shows (``game``, ``version``, ``awaiting``, ``timer_deadline``,
-    ``updated_at``), in one prepared statement: clients poll it, and only the caller's own seats
-    are read (the seat's user index), however many matches there are."""
+    ``updated_at``), in one prepared statement: clients poll it. The caller's active seats are found
+    by the seat's copy of its match's status (`Seat.match_status`, kept by the database) in the
+    partial index ``seat_active``, and only their matches are read: joining every seat the caller
+    ever had to its match, the statement grew with their history, and its plan could instead read
+    every active match on the server (issue 31). The status is written in, not bound: a generic
+    plan uses a partial index only when the query names its condition."""
     quote = connections[DEFAULT_DB_ALIAS].ops.quote_name
     rows = fetch(
         f"SELECT s.id, s.match_id, s.{quote('index')}, s.deadline, m.game, m.version, m.awaiting,"
         f" m.timer_deadline, m.updated_at FROM {table(Seat)} s JOIN {table(Match)} m ON m.id = s.match_id"
-        f" WHERE s.user_id = %s AND m.status = %s AND s.resigned = %s AND s.bot = %s"
-        f" ORDER BY s.match_id, s.{quote('index')}",  # the model's order: ties keep it
-        [user_id, Match.Status.ACTIVE.value, False, ""],
+        f" WHERE s.user_id = %s AND s.match_status = '{Match.Status.ACTIVE.value}' AND s.resigned = %s"
+        f" AND s.bot = %s ORDER BY s.match_id, s.{quote('index')}",  # the model's order: ties keep it
+        [user_id, False, ""],
     )
     seat_fields = ("id", "match_id", "index", "deadline")
     match_fields = ("id", "game", "version", "awaiting", "timer_deadline", "updated_at")
@@ -469,9 +473,9 @@ def profile_matches(user_id: int, limit: int, fields: tuple[str, ...]) -> tuple[
     finished public ones (ties: the latest id first), in one statement. Both are found from the
     player's seats alone, which carry their match's status, end and privacy (`Seat.match_status`,
     kept by the database): the partial indexes ``seat_finished`` (newest end first) and
-    ``seat_active`` hold just those seats, so neither grows with a long history of other matches;
-    looking up every match the player sat in did (issue 31). The count drives the statement, so that
-    it comes on a row of its own when nothing is finished."""
+    ``seat_active`` (active seats, by privacy) hold just those seats, so neither grows with a long
+    history of other matches; looking up every match the player sat in did (issue 31). The count
+    drives the statement, so that it comes on a row of its own when nothing is finished."""
     return _profile_matches_of(fields, fetch(*_profile_matches_statement(user_id, limit, fields)))
 
 

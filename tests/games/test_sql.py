@@ -463,24 +463,53 @@ def test_events_read_their_page_with_the_match_on_postgresql(match, after, limit
     assert other == selectors.event_list(match=selectors.match_get(match.id), user=alice, after=after + 1, limit=limit)
 
 
-@pytest.mark.django_db
-def test_the_waiting_seats_are_the_orm_ones(match):
-    alice = match.created_by
-    read = games_sql.waiting_seats(alice.pk)
-    orm = Seat.objects.filter(user=alice, match__status=Match.Status.ACTIVE, resigned=False, bot="").values_list(
-        "index",
-        "deadline",
-        "match_id",
-        "match__game",
-        "match__version",
-        "match__awaiting",
-        "match__timer_deadline",
-        "match__updated_at",
+def _waiting_by_the_orm(user) -> list[tuple[Any, ...]]:
+    return list(
+        Seat.objects.filter(user=user, match__status=Match.Status.ACTIVE, resigned=False, bot="").values_list(
+            "index",
+            "deadline",
+            "match_id",
+            "match__game",
+            "match__version",
+            "match__awaiting",
+            "match__timer_deadline",
+            "match__updated_at",
+        )
     )
-    assert [
-        (s.index, s.deadline, m.id, m.game, m.version, m.awaiting, m.timer_deadline, m.updated_at) for s, m in read
-    ] == list(orm)
-    assert read and isinstance(read[0][1].awaiting, list)
+
+
+def _waiting(user_id: int) -> list[tuple[Any, ...]]:
+    """`games_sql.waiting_seats`'s rows in `_waiting_by_the_orm`'s columns (in match id and seat order)."""
+    return [
+        (s.index, s.deadline, m.id, m.game, m.version, m.awaiting, m.timer_deadline, m.updated_at)
+        for s, m in games_sql.waiting_seats(user_id)
+    ]
+
+
+@pytest.mark.django_db
+def test_the_waiting_seats_are_the_orm_ones(match, make_user):
+    """The statement finds the active seats by the seat's copy of its match's status: it must agree
+    with the ORM, which reads the match's own, for every kind of seat a player may have."""
+    alice, bob = match.created_by, Seat.objects.get(match=match, index=1).user
+    carol, dave = make_user("carol"), make_user("dave")
+    private = lobby.match_create(user=alice, game="ekko", players=2, options={"target_score": 30}, private=True)
+    lobby.match_join(match_id=private.id, user=carol)
+    lobby.match_create(user=alice, game="ekko", players=2)  # open: not yet anyone's turn
+    finished = lobby.match_create(user=dave, game="ekko", players=2)
+    lobby.match_join(match_id=finished.id, user=alice)
+    play.match_resign(match_id=finished.id, user=alice)  # she resigned, and so it ended
+    three = lobby.match_create(user=carol, game="ekko", players=3, options={"target_score": 30})
+    lobby.match_join(match_id=three.id, user=alice)
+    lobby.match_join(match_id=three.id, user=dave)
+    play.match_resign(match_id=three.id, user=alice)  # she resigned; it goes on without her
+    with_bot = lobby.match_create(user=dave, game="ekko", players=2, bots=[{"seat": 1, "level": "random"}])
+    assert Match.objects.get(id=with_bot.id).status == Match.Status.ACTIVE
+    assert Match.objects.get(id=three.id).status == Match.Status.ACTIVE
+    for user in (alice, bob, carol, dave):
+        assert _waiting(user.pk) == sorted(_waiting_by_the_orm(user), key=lambda row: (row[2], row[0]))
+    assert {m for _, _, m, *_ in _waiting(alice.pk)} == {match.id, private.id}
+    assert {m for _, _, m, *_ in _waiting(dave.pk)} == {three.id, with_bot.id}
+    assert isinstance(games_sql.waiting_seats(alice.pk)[0][1].awaiting, list)
 
 
 @pytest.mark.django_db
