@@ -254,11 +254,18 @@ class Rules(Generic[S, M, C]):
     expire: Callable[[S], tuple[S, tuple[Effect, ...]]] | None = field(default=None, repr=False)
     clocked: Callable[[S], frozenset[Seat]] | None = field(default=None, repr=False)  # default: awaiting
     author_hidden: Callable[[M], bool] = field(default=_author_public, repr=False)  # EKKO `pass`
+    # The only move types `author_hidden` can be true of (None: any); a log's reader parses no other
+    author_hidden_types: frozenset[str] | None = field(default=None, repr=False)
 
     def hides_author_of(self, move: JSON) -> bool:
-        """`author_hidden` of a recorded move: parsed only for a game that hides an author (a log's
-        reader asks of every other seat's move)."""
-        return self.author_hidden is not _author_public and self.author_hidden(self.parse_move(move))
+        """`author_hidden` of a recorded move: parsed only for a game that hides an author, and only
+        when its type is one that can hide it (`author_hidden_types`): a log's reader asks of every
+        other seat's move, and parsing each was a tenth of ``GET events`` (issue 31)."""
+        if self.author_hidden is _author_public:
+            return False
+        if self.author_hidden_types is not None and move.get("type") not in self.author_hidden_types:
+            return False
+        return self.author_hidden(self.parse_move(move))
 
     def option(self, name: str) -> Option:
         return next(o for o in self.options if o.name == name)

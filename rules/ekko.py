@@ -1482,4 +1482,5 @@ RULES: Rules[State, Move, Config] = Rules(
     expire=expire,
     clocked=clocked,
     author_hidden=author_hidden,
+    author_hidden_types=frozenset({"pass"}),
 )

@@ -148,8 +148,10 @@ def _sample_moves(rules) -> list[Any]:
 @pytest.mark.parametrize("game", sorted(RULES))
 def test_a_recorded_moves_hidden_author_is_read_as_the_rules_say(game):
     """`Rules.hides_author_of` (a log's reader: it parses a move only where a game hides authors)
-    says of every move of random games what `author_hidden` says of it parsed."""
+    says of every move of random games what `author_hidden` says of it parsed; the types it alone
+    parses (`Rules.author_hidden_types`) are the game's own."""
     rules, chooser = RULES[game], random.Random(game)
+    assert rules.author_hidden_types is None or rules.author_hidden_types <= {spec.type for spec in rules.moves}
     seen = {True: 0, False: 0}
     for _ in range(3):
         state, _effects = rules.setup(rules.parse_config({}, 3 if 3 in rules.seats else min(rules.seats)), 7)
