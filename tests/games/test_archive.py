@@ -52,6 +52,8 @@ def _answers(mid, clients, anonymous):
 def test_an_archived_match_reads_exactly_as_before(api, make_user, client):
     mid, clients = _finished_ekko(api, make_user)
     count = Record.objects.filter(match_id=mid).count()
+    fields = [f.attname for f in Record._meta.concrete_fields if f.attname != "id"]
+    rows = [[getattr(r, f) for f in fields] for r in Record.objects.filter(match_id=mid).order_by("seq")]
     before = _answers(mid, clients, client)
     assert all(b"problem" not in body for body in before.values())
     Match.objects.filter(id=mid).update(finished_at=timezone.now() - timedelta(days=31))
@@ -65,6 +67,8 @@ def test_an_archived_match_reads_exactly_as_before(api, make_user, client):
 
     after = _answers(mid, clients, client)
     assert after == before
+    unpacked = archive.records(Match.objects.get(id=mid))  # the same records, fields and all
+    assert [[getattr(r, f) for f in fields] for r in unpacked] == rows and all(r.id is None for r in unpacked)
     call_command("verify_matches", match_id=mid)  # the audit replays the archive: no problem
     assert archive.sweep()["archived"] == 0  # once
 
