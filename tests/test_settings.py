@@ -97,7 +97,7 @@ def test_make_run_keeps_no_query_log_unless_asked(tmp_path):
 
 
 def test_the_file_cache_keeps_replay_snapshots_in_a_folder_of_their_own(tmp_path):
-    """On the embedded default, Django's file cache lists its whole folder on every write: the
+    """On the embedded default, the file cache lists its whole folder to cull (`core.filecache`): the
     replay snapshots (a file per match, `games.replay`) are kept out of the folder the rate limits
     write to, and culled at 2,000; with Redis both caches are the same server."""
     code = (
@@ -108,7 +108,7 @@ def test_the_file_cache_keeps_replay_snapshots_in_a_folder_of_their_own(tmp_path
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     default, replay = json.loads(done.stdout.strip().splitlines()[-1])
-    assert "filebased" in default["BACKEND"] and "filebased" in replay["BACKEND"]
+    assert default["BACKEND"] == replay["BACKEND"] == "core.filecache.FileCache"
     assert replay["LOCATION"] != default["LOCATION"] and replay["OPTIONS"]["MAX_ENTRIES"] <= 2000
     done = subprocess.run(
         [sys.executable, "-c", code],

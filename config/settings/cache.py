@@ -9,7 +9,8 @@ from config.settings.celery import CELERY_BROKER_URL
 from config.settings.env import VAR_DIR
 
 # Redis when REDIS_URL is set or the broker is Redis; on the embedded default a file cache under
-# var/ (Django makes its folder on first write), which every local process shares.
+# var/ (Django makes its folder on first write), which every local process shares: Django's, listing
+# its folder to cull once in fifty writes (core/filecache.py).
 REDIS_URL = os.environ.get("REDIS_URL") or (CELERY_BROKER_URL if CELERY_BROKER_URL.startswith("redis") else "")
 if REDIS_URL:
     CACHES = {
@@ -24,16 +25,16 @@ if REDIS_URL:
 else:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+            "BACKEND": "core.filecache.FileCache",
             "LOCATION": str(VAR_DIR / "cache"),
             "KEY_PREFIX": "tabula",
             "OPTIONS": {"MAX_ENTRIES": 20000},
         },
-        # The matches' replay snapshots (games/replay.py) in a folder of their own: Django's file
-        # cache lists its whole folder on every write, and a file per match would slow every other
-        # write (the rate limits'); here only a snapshot's write pays for it, and 2,000 at most.
+        # The matches' replay snapshots (games/replay.py) in a folder of their own: the file cache
+        # lists its whole folder to cull, and a file per match would slow every other write (the
+        # rate limits'); here only a snapshot's write pays for it, and 2,000 at most.
         "replay": {
-            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+            "BACKEND": "core.filecache.FileCache",
             "LOCATION": str(VAR_DIR / "replay-cache"),
             "KEY_PREFIX": "tabula",
             "OPTIONS": {"MAX_ENTRIES": 2000},

@@ -169,7 +169,7 @@ def test_the_rate_limit_settings_read_the_environment(monkeypatch):
     assert importlib.reload(cache).CACHES["default"]["BACKEND"].endswith("RedisCache")
     monkeypatch.setenv("CELERY_BROKER_URL", "filesystem://")
     importlib.reload(celery)
-    assert importlib.reload(cache).CACHES["default"]["BACKEND"].endswith("FileBasedCache")
+    assert importlib.reload(cache).CACHES["default"]["BACKEND"] == "core.filecache.FileCache"
     monkeypatch.undo()
     for module in (limits, celery, cache):
         importlib.reload(module)
