@@ -104,7 +104,7 @@ def state_at(match: Match, seq: int) -> Any:
     if since == seq and since:
         return state
     if match.archived_at is not None:
-        rows: Any = [(r.seq, r.type, r.seat, r.move) for r in archive.records(match, after=since, upto=seq)]
+        rows: Any = archive.steps(match, after=since, upto=seq)
     else:
         rows = (
             Record.objects.filter(match_id=match.id, seq__gt=since, seq__lte=seq)
@@ -287,7 +287,7 @@ def _closer(match: Match, since: int, state: Any, rows: list[list[Any]]) -> tupl
 def _rows_after(match: Match, since: int) -> list[Sequence[Any]]:
     """The records ``(type, seat, move)`` after ``since`` up to ``match.version``."""
     if match.archived_at is not None:
-        return [(r.type, r.seat, r.move) for r in archive.records(match, after=since, upto=match.version)]
+        return [step[1:] for step in archive.steps(match, after=since, upto=match.version)]
     return list(
         Record.objects.filter(match_id=match.id, seq__gt=since, seq__lte=match.version)
         .order_by("seq")
@@ -297,8 +297,7 @@ def _rows_after(match: Match, since: int) -> list[Sequence[Any]]:
 
 def full_replay(match: Match) -> Any:
     """The state rebuilt from record 1, bypassing the cache (tests and audits)."""
-    rows = [(r.type, r.seat, r.move) for r in archive.records(match, upto=match.version)]
-    return replay(match, rows)
+    return replay(match, [step[1:] for step in archive.steps(match, upto=match.version)])
 
 
 def remember(match_id: str, version: int, state: Any, *, final: bool = False) -> None:

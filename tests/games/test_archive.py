@@ -54,6 +54,8 @@ def test_an_archived_match_reads_exactly_as_before(api, make_user, client):
     count = Record.objects.filter(match_id=mid).count()
     fields = [f.attname for f in Record._meta.concrete_fields if f.attname != "id"]
     rows = [[getattr(r, f) for f in fields] for r in Record.objects.filter(match_id=mid).order_by("seq")]
+    steps = [(r.seq, r.type, r.seat, r.move) for r in Record.objects.filter(match_id=mid).order_by("seq")]
+    assert archive.steps(Match.objects.get(id=mid)) == steps
     before = _answers(mid, clients, client)
     assert all(b"problem" not in body for body in before.values())
     Match.objects.filter(id=mid).update(finished_at=timezone.now() - timedelta(days=31))
@@ -69,6 +71,10 @@ def test_an_archived_match_reads_exactly_as_before(api, make_user, client):
     assert after == before
     unpacked = archive.records(Match.objects.get(id=mid))  # the same records, fields and all
     assert [[getattr(r, f) for f in fields] for r in unpacked] == rows and all(r.id is None for r in unpacked)
+    archived = Match.objects.get(id=mid)
+    assert archive.steps(archived) == steps  # what a replay folds, without the records
+    assert archive.steps(archived, after=2, upto=5) == steps[2:5]
+    assert [r.seq for r in archive.records(archived, after=1, upto=6, limit=3)] == [2, 3, 4]
     call_command("verify_matches", match_id=mid)  # the audit replays the archive: no problem
     assert archive.sweep()["archived"] == 0  # once
 
