@@ -85,12 +85,18 @@ def records(match: Match, *, after: int = 0, upto: int | None = None, limit: int
     return [_record(match.id, row) for row in (rows[:limit] if limit is not None else rows)]
 
 
+_STEP_FIELDS = ("seq", "type", "seat", "move")
+
+
 def steps(match: Match, *, after: int = 0, upto: int | None = None) -> list[tuple[int, str, int | None, Any]]:
-    """``(seq, type, seat, move)`` of `records` ``after < seq <= upto``: what a replay folds. An
-    archived log's come straight from its decoded rows, without a `Record` each: a cold ``GET
-    state`` of an archived match built a hundred and used four fields of them (issue 31)."""
+    """``(seq, type, seat, move)`` of `records` ``after < seq <= upto``: what a replay folds, and only
+    that. A live log's four columns are read alone (a prepared statement); an archived log's come
+    straight from its decoded rows, without a `Record` each: a cold ``GET state`` of an archived
+    match built a hundred and used four fields of them (issue 31)."""
     if match.archived_at is None:
-        return [(r.seq, r.type, r.seat, r.move) for r in _live_records(match.id, after, upto, None)]
+        sql, params = _live_sql("r.seq, r.type, r.seat, r.move", match.id, after, upto, None)
+        converted = (convert(Record, _STEP_FIELDS, row) for row in fetch(sql, params))
+        return [(seq, kind, seat, move) for seq, kind, seat, move in converted]
     return [(row[0], row[1], row[2], row[4]) for row in _between(_archived(match.id), after, upto)]
 
 
@@ -98,7 +104,14 @@ def _live_records(match_id: str, after: int, upto: int | None, limit: int | None
     """``Record.objects.filter(match_id=…, seq__gt=after[, seq__lte=upto]).order_by("seq")[:limit]``,
     written once (`core.sql`: a prepared statement on PostgreSQL, rows hydrated as the ORM would):
     ``GET events`` reads a whole log, and compiling the query cost more than reading it."""
-    sql = f"SELECT {columns(Record, 'r')} FROM {table(Record)} r WHERE r.match_id = %s AND r.seq > %s"
+    sql, params = _live_sql(columns(Record, "r"), match_id, after, upto, limit)
+    return [hydrate(Record, row) for row in fetch(sql, params)]
+
+
+def _live_sql(names: str, match_id: str, after: int, upto: int | None, limit: int | None) -> tuple[str, list[Any]]:
+    """The statement of a live log's records ``after < seq <= upto`` in order (at most ``limit``),
+    their columns ``names`` (on ``r``)."""
+    sql = f"SELECT {names} FROM {table(Record)} r WHERE r.match_id = %s AND r.seq > %s"
     params: list[Any] = [match_id, after]
     if upto is not None:
         sql += " AND r.seq <= %s"
@@ -107,7 +120,7 @@ def _live_records(match_id: str, after: int, upto: int | None, limit: int | None
     if limit is not None:
         sql += " LIMIT %s"
         params.append(limit)
-    return [hydrate(Record, row) for row in fetch(sql, params)]
+    return sql, params
 
 
 @dataclass(frozen=True, slots=True)

@@ -103,15 +103,7 @@ def state_at(match: Match, seq: int) -> Any:
     since, state = _nearest(match, seq)
     if since == seq and since:
         return state
-    if match.archived_at is not None:
-        rows: Any = archive.steps(match, after=since, upto=seq)
-    else:
-        rows = (
-            Record.objects.filter(match_id=match.id, seq__gt=since, seq__lte=seq)
-            .order_by("seq")
-            .values_list("seq", "type", "seat", "move")
-        )
-    return _fold(match, seq, since, state, rows)
+    return _fold(match, seq, since, state, archive.steps(match, after=since, upto=seq))
 
 
 def state_and_record_at(match: Match, seq: int) -> tuple[Any, Record | None]:
@@ -286,13 +278,7 @@ def _closer(match: Match, since: int, state: Any, rows: list[list[Any]]) -> tupl
 
 def _rows_after(match: Match, since: int) -> list[Sequence[Any]]:
     """The records ``(type, seat, move)`` after ``since`` up to ``match.version``."""
-    if match.archived_at is not None:
-        return [step[1:] for step in archive.steps(match, after=since, upto=match.version)]
-    return list(
-        Record.objects.filter(match_id=match.id, seq__gt=since, seq__lte=match.version)
-        .order_by("seq")
-        .values_list("type", "seat", "move")
-    )
+    return [step[1:] for step in archive.steps(match, after=since, upto=match.version)]
 
 
 def full_replay(match: Match) -> Any:
