@@ -25,6 +25,7 @@ from rest_framework.views import APIView
 from api import idempotency
 from api.authentication import caller, viewer
 from api.pagination import CappedLimitOffsetPagination
+from api.params import query_int
 from api.representations import match_summaries, match_summary
 from api.schema import MoveJSONField, OptionsJSONField, OptionValueField, StateJSONField
 from api.serializers import EventSerializer, MatchSerializer, ProblemSerializer, TimeControlSerializer
@@ -560,11 +561,8 @@ class EventListApi(APIView):
         responses={200: EventSerializer(many=True), 400: P, 404: P},
     )
     def get(self, request: Request, match_id: str) -> Response:
-        params = request.query_params
-        after = serializers.IntegerField(min_value=0, max_value=2**31).run_validation(params.get("after", 0))
-        limit = serializers.IntegerField(min_value=1, max_value=settings.TABULA_EVENTS_MAX_PAGE_SIZE).run_validation(
-            params.get("limit", settings.TABULA_EVENTS_PAGE_SIZE)
-        )
+        after = query_int(request, "after", 0, 0, 2**31)
+        limit = query_int(request, "limit", settings.TABULA_EVENTS_PAGE_SIZE, 1, settings.TABULA_EVENTS_MAX_PAGE_SIZE)
         # One statement: the match, the caller's seat and the page (seated: visible; else shown only if visible).
         match = selectors.match_and_seat_of(match_id, viewer(request), page=(after, limit + 1))
         seated = getattr(match, "caller_seat", None) is not None

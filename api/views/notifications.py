@@ -23,6 +23,7 @@ from rest_framework.views import APIView
 
 from api.authentication import caller, current_token
 from api.exceptions import PROBLEM, problem
+from api.params import query_int
 from api.serializers import OutputModelSerializer, ProblemSerializer
 from games import notices
 from notify import inbox, mail, webhooks
@@ -75,9 +76,8 @@ class NotificationListApi(APIView):
         responses={200: NotificationSerializer(many=True), 400: P, 401: P},
     )
     def get(self, request: Request) -> Response:
-        params = request.query_params
-        after = serializers.IntegerField(min_value=0, max_value=2**31).run_validation(params.get("after", 0))
-        limit = serializers.IntegerField(min_value=1, max_value=500).run_validation(params.get("limit", 100))
+        after = query_int(request, "after", 0, 0, 2**31)
+        limit = query_int(request, "limit", 100, 1, 500)
         rows = inbox.inbox(caller(request), after=after, limit=limit + 1)
         headers = {}
         if len(rows) > limit:

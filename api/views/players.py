@@ -22,6 +22,7 @@ from accounts import services as account_services
 from accounts.models import ApiToken, Rating
 from api import ratelimit
 from api.authentication import caller, current_token, viewer
+from api.params import query_int
 from api.representations import drf_datetime, match_summaries, match_summary
 from api.serializers import MatchSerializer, OutputModelSerializer, ProblemSerializer
 from core.errors import NotFound
@@ -37,13 +38,6 @@ def _game(game: str) -> str:
     if game not in RULES:
         raise NotFound(_("No game %(game)s.") % {"game": repr(game)})
     return game
-
-
-def _int_param(request: Request, name: str, default: int, lo: int, hi: int) -> int:
-    value: int = serializers.IntegerField(min_value=lo, max_value=hi).run_validation(
-        request.query_params.get(name, default)
-    )
-    return value
 
 
 # --- tokens, password, deletion ---------------------------------------------------------------------
@@ -294,8 +288,8 @@ class LeaderboardApi(APIView):
     )
     def get(self, request: Request, game: str) -> Response:
         _game(game)
-        after = _int_param(request, "cursor", 0, 0, 2**31)
-        limit = _int_param(request, "limit", 50, 1, settings.TABULA_MAX_PAGE_SIZE)
+        after = query_int(request, "cursor", 0, 0, 2**31)
+        limit = query_int(request, "limit", 50, 1, settings.TABULA_MAX_PAGE_SIZE)
         rows = account_selectors.leaderboard_page(game, after=after, limit=limit + 1)
         more = len(rows) > limit
         rows = rows[:limit]
@@ -399,8 +393,8 @@ class UserMatchesApi(APIView):
         result = q.get("result") or None
         if result is not None and result not in ("won", "lost", "drawn"):
             raise serializers.ValidationError({"result": [_("Must be won, lost or drawn.")]})
-        limit = _int_param(request, "limit", 20, 1, settings.TABULA_MAX_PAGE_SIZE)
-        offset = _int_param(request, "offset", 0, 0, 2**31)
+        limit = query_int(request, "limit", 20, 1, settings.TABULA_MAX_PAGE_SIZE)
+        offset = query_int(request, "offset", 0, 0, 2**31)
         user = selectors.user_get(username, viewer(request))
         game = q.get("game") or None
         listing = None if result else selectors.user_matches_listing(user, viewer(request), game=game, status=status_)

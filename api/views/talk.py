@@ -14,6 +14,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from api.authentication import caller
+from api.params import query_int
 from api.serializers import ProblemSerializer
 from api.views.matches import INVITE_CODE, invite_code
 from games.models import Match
@@ -73,8 +74,8 @@ class ChatApi(APIView):
     )
     def get(self, request: Request, match_id: str) -> Response:
         params = request.query_params
-        after = serializers.IntegerField(min_value=0, max_value=2**31).run_validation(params.get("after", 0))
-        limit = serializers.IntegerField(min_value=1, max_value=200).run_validation(params.get("limit", 100))
+        after = query_int(request, "after", 0, 0, 2**31)
+        limit = query_int(request, "limit", 100, 1, 200)
         channel = params.get("channel", "table")
         page = chat.chat_list(
             match_id=match_id,
