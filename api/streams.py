@@ -17,8 +17,10 @@ from __future__ import annotations
 import functools
 import random
 import re
+import weakref
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from django.core.handlers.wsgi import WSGIRequest
 from django.db import close_old_connections
@@ -38,6 +40,8 @@ from games.models import Match
 from notify import registry, streams
 from notify.models import InboxCounter, StreamTicket
 from talk import chat
+
+T = TypeVar("T")
 
 
 def _problem(status: int, code: str, title: str, detail: str, headers: dict[str, str] | None = None) -> HttpResponse:
@@ -165,65 +169,97 @@ def _match_end(match_id: str, user: User, code: str | None) -> tuple[int, int] |
         close_old_connections()
 
 
-async def _prepare(request: HttpRequest) -> tuple[Grant | None, Cursor | None, HttpResponse | None]:
-    """Who the stream is for and where it resumes (None: from the current end), or the refusal."""
+@dataclass(frozen=True)
+class Opening:
+    """A stream about to open: who for, where it resumes (None: from the current end), its place."""
+
+    grant: Grant
+    after: Cursor | None
+    lease: streams.Lease
+
+
+async def _prepare(request: HttpRequest) -> Opening | HttpResponse:
+    """The stream to open, or the refusal."""
     if isinstance(request, WSGIRequest):  # a sync worker would be held for the stream's life: never
         detail = _("Streams are served on the front's event loop (front/app.py), not by this WSGI worker.")
-        return None, None, _problem(503, "streams_unavailable", _("Streams unavailable"), detail, {"Retry-After": "30"})
+        return _problem(503, "streams_unavailable", _("Streams unavailable"), detail, {"Retry-After": "30"})
     if request.method != "GET":
-        return None, None, _problem(405, "method_not_allowed", _("Method not allowed"), _("Streams answer GET only."))
+        return _problem(405, "method_not_allowed", _("Method not allowed"), _("Streams answer GET only."))
     grant = await streams.read(_authenticate, request)
     if grant is None:
         detail = _("Send Authorization: Token <key>, or ?ticket= from POST /api/v1/me/stream-tickets.")
-        return (
-            None,
-            None,
-            _problem(401, "not_authenticated", _("Not authenticated"), detail, {"WWW-Authenticate": "Token"}),
-        )
+        return _problem(401, "not_authenticated", _("Not authenticated"), detail, {"WWW-Authenticate": "Token"})
     after = _after(request)
     if after is False or (isinstance(after, tuple) and after[1] is not None and "/matches/" not in request.path):
         detail = _("Last-Event-ID / after must be an id this stream sent: a number (N.C on a match stream).")
-        return None, None, _problem(400, "invalid_request", _("Invalid request"), detail)
-    refused = streams.CAPS.acquire(grant.user.pk)
-    if refused is not None:
+        return _problem(400, "invalid_request", _("Invalid request"), detail)
+    lease = streams.CAPS.lease(grant.user.pk)
+    if isinstance(lease, str):
         wait = str(random.randint(5, 15))
-        if refused == "user":
+        if lease == "user":
             detail = _("Too many open streams for you.")
         else:
             detail = _("This server holds all the streams it can.")
-        return None, None, _problem(503, "too_many_streams", _("Too many streams"), detail, {"Retry-After": wait})
-    return grant, (after if isinstance(after, tuple) else None), None
+        return _problem(503, "too_many_streams", _("Too many streams"), detail, {"Retry-After": wait})
+    return Opening(grant, after if isinstance(after, tuple) else None, lease)
 
 
-def _stream(body: Any) -> StreamingHttpResponse:
-    response = StreamingHttpResponse(body, content_type="text/event-stream")
-    response["Cache-Control"] = "no-cache, no-transform"
-    response["X-Accel-Buffering"] = "no"
-    return response
+async def _holding(lease: streams.Lease, fn: Callable[..., T], *args: Any) -> T:
+    """``fn(*args)`` on the streams' pool; ``lease`` given back if that fails or the request is
+    cancelled meanwhile (the client gone before the stream opened)."""
+    try:
+        return await streams.read(fn, *args)
+    except BaseException:
+        lease.release()
+        raise
+
+
+class EventStream(StreamingHttpResponse):
+    """A stream's response. It closes its body as soon as the server stops sending it: Django's
+    own iteration closes only its wrappers around the body, which then waits, suspended, for the
+    garbage collector, and its place under the caps with it. Closed unsent (or collected unsent),
+    it gives the place back itself."""
+
+    def __init__(self, body: AsyncGenerator[str, None], lease: streams.Lease) -> None:
+        super().__init__(body, content_type="text/event-stream")
+        self["Cache-Control"] = "no-cache, no-transform"
+        self["X-Accel-Buffering"] = "no"
+        self.body, self.lease = body, lease
+        weakref.finalize(self, lease.release)
+
+    def close(self) -> None:
+        self.lease.release()
+        super().close()
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        try:
+            async for part in self.body:
+                yield self.make_bytes(part)
+        finally:
+            await self.body.aclose()
 
 
 async def me_stream(request: HttpRequest) -> HttpResponseBase:
-    grant, after, refused = await _prepare(request)
-    if refused is not None:
-        return refused
-    assert grant is not None
-    user_id = grant.user.pk
-    start = after[0] if after is not None else await streams.read(_inbox_end, user_id)
-    return _stream(streams.inbox_events(user_id, start, lambda: _revoked(grant)))
+    opening = await _prepare(request)
+    if isinstance(opening, HttpResponse):
+        return opening
+    grant, lease = opening.grant, opening.lease
+    start = opening.after[0] if opening.after is not None else await _holding(lease, _inbox_end, grant.user.pk)
+    return EventStream(streams.inbox_events(lease, start, lambda: _revoked(grant)), lease)
 
 
 async def match_stream(request: HttpRequest, match_id: str) -> HttpResponseBase:
-    grant, after, refused = await _prepare(request)
-    if refused is not None:
-        return refused
-    assert grant is not None
+    opening = await _prepare(request)
+    if isinstance(opening, HttpResponse):
+        return opening
+    grant, lease = opening.grant, opening.lease
     code = request.headers.get("Invite-Code")
-    end = await streams.read(_match_end, match_id, grant.user, code)
+    end = await _holding(lease, _match_end, match_id, grant.user, code)
     if end is None:
-        streams.CAPS.release(grant.user.pk)
+        lease.release()
         return _problem(404, "not_found", _("Not found"), _("No match %(id)s.") % {"id": repr(match_id)})
-    records, chat_ = after if after is not None else (end[0], None)
+    records, chat_ = opening.after if opening.after is not None else (end[0], None)
     cursor = (records, end[1] if chat_ is None else chat_)  # without a chat number: new messages only
     allowed = functools.partial(_match_allowed, grant, match_id, code)
     pages = _match_pages(match_id, grant.user.pk)
-    return _stream(streams.match_events(match_id, grant.user.pk, cursor, allowed, pages))
+    return EventStream(streams.match_events(match_id, lease, cursor, allowed, pages), lease)

@@ -27,7 +27,7 @@ import logging
 import threading
 import time
 from collections import defaultdict
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from concurrent import futures
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
@@ -184,27 +184,51 @@ HUB = Hub()
 
 
 class Caps:
+    """The open streams of this process, under ``TABULA_STREAMS_PER_PROCESS`` in all and
+    ``TABULA_STREAMS_PER_USER`` each. Places are taken on the event loop and may be given back from
+    another thread (a response closed by Django in a thread of its own): a lock keeps the counts."""
+
     def __init__(self) -> None:
         self.total = 0
         self.per_user: dict[int, int] = defaultdict(int)
+        self.lock = threading.Lock()
 
-    def acquire(self, user_id: int) -> str | None:
-        """None when a stream may open; else which cap refused it."""
-        if self.total >= settings.TABULA_STREAMS_PER_PROCESS:
-            return "process"
-        if self.per_user[user_id] >= settings.TABULA_STREAMS_PER_USER:
-            return "user"
-        self.total += 1
-        self.per_user[user_id] += 1
-        metrics.OPEN_STREAMS.set(self.total)
-        return None
+    def lease(self, user_id: int) -> Lease | str:
+        """A place for one more stream of ``user_id``; else which cap refused it (``process``, ``user``)."""
+        with self.lock:
+            if self.total >= settings.TABULA_STREAMS_PER_PROCESS:
+                return "process"
+            if self.per_user[user_id] >= settings.TABULA_STREAMS_PER_USER:
+                return "user"
+            self.total += 1
+            self.per_user[user_id] += 1
+            metrics.OPEN_STREAMS.set(self.total)
+        return Lease(self, user_id)
 
-    def release(self, user_id: int) -> None:
+    def _give_back(self, user_id: int) -> None:
         self.total -= 1
         self.per_user[user_id] -= 1
         if self.per_user[user_id] <= 0:
             del self.per_user[user_id]
         metrics.OPEN_STREAMS.set(self.total)
+
+
+class Lease:
+    """One stream's place under the `Caps`. A stream can end in several ways (its body ends or is
+    closed, its response is closed unsent, its view is cancelled before it answers) and more than one
+    of them may say so: the place is given back once, on the first."""
+
+    __slots__ = ("caps", "held", "user_id")
+
+    def __init__(self, caps: Caps, user_id: int) -> None:
+        self.caps, self.user_id, self.held = caps, user_id, True
+
+    def release(self) -> None:
+        with self.caps.lock:
+            if not self.held:
+                return
+            self.held = False
+            self.caps._give_back(self.user_id)
 
 
 CAPS = Caps()
@@ -265,10 +289,12 @@ def _step(page: Page, allowed: Allowed, after: Any) -> tuple[str | None, list[Ro
         close_old_connections()
 
 
-async def events(key: str, page: Page, after: Any, user_id: int, allowed: Allowed) -> AsyncIterator[str]:
+async def events(key: str, page: Page, after: Any, lease: Lease, allowed: Allowed) -> AsyncGenerator[str, None]:
     """The SSE body: a comment at once, what was missed after the cursor ``after``, then live entries
     and keep-alives, until ``allowed`` gives a reason to stop (a final ``closed`` event). A page
-    shorter than `PAGE` rows is the end of what there is."""
+    shorter than `PAGE` rows is the end of what there is. Its end, or its ``aclose()``, gives
+    ``lease`` back."""
+    user_id = lease.user_id
     waiter = HUB.subscribe(key)
     started = time.monotonic()
     try:
@@ -292,17 +318,20 @@ async def events(key: str, page: Page, after: Any, user_id: int, allowed: Allowe
                 await read(_mark_streaming, user_id)
     finally:
         HUB.unsubscribe(key, waiter)
-        CAPS.release(user_id)
+        lease.release()
 
 
-def inbox_events(user_id: int, after: int, allowed: Allowed) -> AsyncIterator[str]:
-    return events(f"u:{user_id}", lambda a: _inbox_page(user_id, a), after, user_id, allowed)
+def inbox_events(lease: Lease, after: int, allowed: Allowed) -> AsyncGenerator[str, None]:
+    """The inbox of the lease's user."""
+    user_id = lease.user_id
+    return events(f"u:{user_id}", lambda a: _inbox_page(user_id, a), after, lease, allowed)
 
 
 def match_events(
-    match_id: str, user_id: int, after: Any, allowed: Allowed, page: Page | None = None
-) -> AsyncIterator[str]:
-    """A match's records as ``user_id`` may see them; ``page``: the caller's own pages of the match
-    (the API adds chat messages to the records), with its own cursor."""
+    match_id: str, lease: Lease, after: Any, allowed: Allowed, page: Page | None = None
+) -> AsyncGenerator[str, None]:
+    """A match's records as the lease's user may see them; ``page``: the caller's own pages of the
+    match (the API adds chat messages to the records), with its own cursor."""
+    user_id = lease.user_id
     default: Page = lambda a: _match_page(match_id, user_id, a)  # noqa: E731
-    return events(f"m:{match_id}", page or default, after, user_id, allowed)
+    return events(f"m:{match_id}", page or default, after, lease, allowed)

@@ -4,6 +4,11 @@ are single use; the caps answer 503 with a Retry-After."""
 
 from __future__ import annotations
 
+import asyncio
+import gc
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import aclosing
+
 import httpx
 import pytest
 
@@ -117,3 +122,82 @@ def test_a_wsgi_worker_never_holds_a_stream(make_user, api):
     answer = api(make_user("bob")).get("/api/v1/me/stream")
     assert answer.status_code == 503 and answer.json()["code"] == "streams_unavailable"
     assert answer["Retry-After"]
+
+
+def _run(coroutine):
+    """``asyncio.run`` on a thread of its own (a browser test's Playwright may own this thread's loop)."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
+
+def _body(ended: list[str]):
+    async def body():
+        try:
+            for n in range(1000):  # a long backlog
+                yield f"id: {n}\n\n"
+        finally:
+            ended.append("finally")
+
+    return body()
+
+
+async def _send_one_part_and_go(response, ended: list[str]) -> list[str]:
+    """What Django's ASGI handler does when the client goes while a stream sends (it stops reading
+    ``aiter(response)`` and closes that: `ASGIHandler.send_response`); then what had ended by the
+    time the loop came round again (its end would close every generator left open)."""
+    async with aclosing(aiter(response)) as parts:
+        async for _ in parts:
+            break
+    await asyncio.sleep(0)
+    return list(ended)
+
+
+def test_a_stream_the_client_leaves_mid_backlog_ends_and_gives_its_place_back(settings):
+    """Django closes only its own wrappers around a body: a plain streaming response leaves the body
+    suspended at its ``yield`` (its ``finally`` waits for the garbage collector, and its place under
+    the caps with it). `EventStream` closes the body itself."""
+    from django.http import StreamingHttpResponse
+
+    from api.streams import EventStream
+    from notify.streams import Caps
+
+    settings.TABULA_STREAMS_PER_USER = 1
+    caps = Caps()
+    ended: list[str] = []
+    gc.disable()  # no collection comes to the rescue, as in a busy process
+    try:
+        plain = StreamingHttpResponse(_body(ended))
+        assert _run(_send_one_part_and_go(plain, ended)) == []  # why EventStream exists
+        ended.clear()
+
+        lease = caps.lease(7)
+        assert not isinstance(lease, str) and caps.lease(7) == "user"
+        assert _run(_send_one_part_and_go(EventStream(_body(ended), lease), ended)) == ["finally"]
+        assert not lease.held and caps.total == 0
+        assert not isinstance(caps.lease(7), str)  # the user may open a stream again
+    finally:
+        gc.enable()
+
+
+def test_a_stream_closed_unsent_or_collected_unsent_gives_its_place_back():
+    from api.streams import EventStream
+    from notify.streams import Caps
+
+    caps = Caps()
+    closed, collected = caps.lease(1), caps.lease(2)
+    assert not isinstance(closed, str) and not isinstance(collected, str)
+    EventStream(_body([]), closed).close()  # the response was never iterated: its body never ran
+    assert not closed.held
+    EventStream(_body([]), collected)  # dropped unsent (the request cancelled after the view answered)
+    gc.collect()
+    assert not collected.held and caps.total == 0 and dict(caps.per_user) == {}
+    closed.release()  # a second ending gives nothing back twice
+    assert caps.total == 0
+
+
+def test_a_stream_refused_or_missing_holds_no_place(make_user, stream_server):
+    from notify.streams import CAPS
+
+    bob = make_user("bob")
+    assert httpx.get(f"{stream_server}/api/v1/matches/nosuchmatch/stream", headers=_auth(bob)).status_code == 404
+    assert CAPS.per_user.get(bob.pk, 0) == 0
