@@ -25,8 +25,9 @@ def test_a_whole_match_played_on_the_board(page, console, game):
     made = 0
     errors: list[str] = []
     rng = random.Random(game)
+    stuck = 0  # clicks in a row that found nothing to do: a board that offers no way on fails now
     for _ in range(1500):
-        if page.locator("main.match[data-status='finished']").count():
+        if page.locator("main.match[data-status='finished']").count() or stuck >= 25:
             break
         # a card first (the match moves on), then a menu item, then the rest (the pile, keep, pass)
         cards = board.locator(
@@ -37,19 +38,22 @@ def test_a_whole_match_played_on_the_board(page, console, game):
         try:
             if direct.count():
                 one = direct.nth(rng.randrange(direct.count()))
-                move = json.loads(one.get_attribute("data-move"))
+                move = json.loads(one.get_attribute("data-move", timeout=2000))
                 assert move["type"]
                 one.click(timeout=2000)
                 made += 1
+                stuck = 0
             elif choice.count():
                 # several moves start here: the menu opens on the board (any of them: always the
                 # first could select two Ekö stacks in turn for ever)
                 choice.nth(rng.randrange(choice.count())).click(timeout=2000)
                 board.locator("[data-move]").first.wait_for(timeout=2000)  # or, in Ekö, its targets
+                stuck = 0
             else:
                 page.wait_for_timeout(100)  # the bot's turn
         except Exception as exc:
             errors.append(str(exc)[:300])
+            stuck += 1
             continue  # the board changed under the pointer (the bot moved): look again
     panel = page.locator("[data-panel='moves'] [data-move]").evaluate_all("els => els.map(e => e.dataset.move)")
     on_board = board.locator("[data-move], [data-select]").evaluate_all(

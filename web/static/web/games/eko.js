@@ -55,6 +55,9 @@ export function Board({ view, state, moves, selected, onSelect, onMove, names, b
   const keys = Object.keys(spaces);
   const sources = new Set(moves.map(sourceOf).filter(Boolean));
   const fromSelected = selected ? moves.filter((m) => sourceOf(m) === selected) : [];
+  // Moves that stay on the selected stack (reinforce with one disc or two, with the Emperor or
+  // without): a menu on the board, as a space with several moves has.
+  const inPlace = fromSelected.filter((m) => !targetOf(m));
   const targets = new Map();
   for (const m of fromSelected) {
     const t = targetOf(m);
@@ -129,7 +132,8 @@ export function Board({ view, state, moves, selected, onSelect, onMove, names, b
         </g>`;
       })}
     </svg>
-    <${HexMenu} id=${menu} moves=${menu ? targets.get(menu) : null} describe=${describeMove} onMove=${onMove} busy=${busy} />
+    <${HexMenu} id=${menu || (inPlace.length ? selected : null)} moves=${menu ? targets.get(menu) : inPlace} least=${menu ? 2 : 1}
+      describe=${describeMove} onMove=${onMove} busy=${busy} />
     ${
       elsewhere.length > 0 &&
       html`<p class="board-actions">${html`<${Pick} id="actions" moves=${elsewhere} selected=${selected}

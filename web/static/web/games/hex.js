@@ -33,8 +33,9 @@ export function viewBox(keys, size) {
 // A hex with several moves, once selected: its moves in a small menu under the map, each with its
 // `data-move` (an SVG group cannot hold buttons). One move on a hex is made by clicking the hex.
 // `game` names the catalogue whose `board.choices_at` labels the menu (Ekö's or Ecos').
-export function HexMenu({ id, moves, describe, onMove, busy, game = "eko" }) {
-  if (!id || !moves || moves.length < 2) return null;
+// `least`: the fewest moves that make a menu (1 for the moves staying on a selected Ekö stack).
+export function HexMenu({ id, moves, describe, onMove, busy, game = "eko", least = 2 }) {
+  if (!id || !moves || moves.length < least) return null;
   const label = gameT(game)("board.choices_at", { space: id.replace(/^hex:/, "") });
   return html`<div class="pick-menu hex-menu" role="menu" aria-label=${label}>
     ${moves.map(
