@@ -58,10 +58,12 @@ def workers() -> int:
     return int(os.environ.get("WEB_WORKERS", "2"))
 
 
-def config(host: str, port: int, processes: int = 1, app: Any = APP) -> uvicorn.Config:
+def config(host: str, port: int, processes: int = 1, app: Any = APP, loop: str = "auto") -> uvicorn.Config:
     """The front on ``host:port`` in ``processes`` worker processes (in this one when 1); tests may
-    pass another ``app`` (`front.app.build` around stand-ins)."""
-    return uvicorn.Config(app, host=host, port=port, workers=processes, **OPTIONS)
+    pass another ``app`` (`front.app.build` around stand-ins), and serve from a thread of their own
+    process on asyncio's ``loop``: uvloop's, run in a thread beside the test, once crashed the test
+    process with a segmentation fault (an open kind of uvloop bug, MagicStack/uvloop#706)."""
+    return uvicorn.Config(app, host=host, port=port, workers=processes, loop=loop, **OPTIONS)
 
 
 def _logging() -> None:

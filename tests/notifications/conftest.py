@@ -38,6 +38,7 @@ def stream_server(transactional_db):
         log_config=None,  # uvicorn's default config would detach its loggers from the root handler
         lifespan="off",
         timeout_graceful_shutdown=1,
+        loop="asyncio",  # uvloop in a thread beside the tests once crashed the process (front/server.py)
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)

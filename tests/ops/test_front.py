@@ -45,7 +45,7 @@ def serving(app: Any) -> Iterator[int]:
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    server = uvicorn.Server(front.server.config("127.0.0.1", port, app=app))
+    server = uvicorn.Server(front.server.config("127.0.0.1", port, app=app, loop="asyncio"))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 10

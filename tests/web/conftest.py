@@ -71,7 +71,7 @@ class FrontLiveServer:
         self._sock = socket.socket()
         self._sock.bind(("127.0.0.1", 0))
         port = self._sock.getsockname()[1]
-        self.server = uvicorn.Server(front.server.config("127.0.0.1", port))
+        self.server = uvicorn.Server(front.server.config("127.0.0.1", port, loop="asyncio"))
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self._sock]}, daemon=True)
         self.thread.start()
         deadline = time.monotonic() + 15
