@@ -9,7 +9,7 @@ from datetime import timedelta
 import pytest
 from django.test import override_settings
 from django.utils import timezone
-from hypothesis import example, given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from accounts import usernames
@@ -335,6 +335,7 @@ def test_provisional_and_inactive_players_are_not_listed(toy_game, people):
     }
 
 
+@settings(max_examples=max(settings.default.max_examples // 3, 10))  # each example plays up to 14 matches
 @given(st.lists(st.sampled_from(["win", "loss"]), min_size=1, max_size=12))
 def test_a_loss_never_raises_the_displayed_rating_or_the_rank(outcomes):
     """Property: whatever came before, a loss leaves bob's displayed rating no higher and his place

@@ -41,7 +41,13 @@ from rules.rng import rng
 
 ENGINES = sorted(RULES)
 AnyRules = Rules[Any, Any, Any]
-PLAYOUT = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+# A whole playout is one example, and some check every position of it: half the profile's examples
+# (60 on CI) keep these five tests to about a minute a game on CI.
+PLAYOUT = settings(
+    max_examples=max(settings.default.max_examples // 2, 10),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 
 def _canon(obj: Any) -> str:

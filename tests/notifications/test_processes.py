@@ -37,7 +37,18 @@ def other_process(transactional_db):
     port = free_port()
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.test", "DATABASE_URL": _database_url()}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "config.asgi:application", "--port", str(port), "--log-level", "warning"],
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "config.asgi:application",
+            "--port",
+            str(port),
+            "--log-level",
+            "warning",
+            "--timeout-graceful-shutdown",
+            "1",
+        ],  # an open stream would hold a graceful stop for ever
         cwd=ROOT,
         env=env,
         start_new_session=True,

@@ -55,19 +55,32 @@ def primary_and_replica():
         shutil.chown(home, "postgres")
     primary, replica = home / "primary", home / "replica"
     p1, p2 = _free_port(), _free_port()
-    _as_postgres(str(BIN / "initdb"), "-D", str(primary), "-A", "trust", "-U", "postgres")
+    _as_postgres(str(BIN / "initdb"), "-D", str(primary), "-A", "trust", "-U", "postgres", "--no-sync")
     started = []
     try:
-        opts = f"-p {p1} -c listen_addresses=127.0.0.1 -c unix_socket_directories={home} -c wal_level=replica"
+        opts = (
+            f"-p {p1} -c listen_addresses=127.0.0.1 -c unix_socket_directories={home} -c wal_level=replica -c fsync=off"
+        )
         _as_postgres(
             str(BIN / "pg_ctl"), "-D", str(primary), "-o", opts, "-l", str(home / "primary.log"), "-w", "start"
         )
         started.append(primary)
         _as_postgres(str(BIN / "createdb"), "-h", "127.0.0.1", "-p", str(p1), "-U", "postgres", "tabula")
         _as_postgres(
-            str(BIN / "pg_basebackup"), "-h", "127.0.0.1", "-p", str(p1), "-U", "postgres", "-D", str(replica), "-R"
+            str(BIN / "pg_basebackup"),
+            "-h",
+            "127.0.0.1",
+            "-p",
+            str(p1),
+            "-U",
+            "postgres",
+            "-D",
+            str(replica),
+            "-R",
+            "--checkpoint=fast",  # a spread checkpoint made the copy wait a minute and more
+            "--no-sync",
         )
-        opts = f"-p {p2} -c listen_addresses=127.0.0.1 -c unix_socket_directories={home} -c hot_standby=on"
+        opts = f"-p {p2} -c listen_addresses=127.0.0.1 -c unix_socket_directories={home} -c hot_standby=on -c fsync=off"
         _as_postgres(
             str(BIN / "pg_ctl"), "-D", str(replica), "-o", opts, "-l", str(home / "replica.log"), "-w", "start"
         )
