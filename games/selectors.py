@@ -12,8 +12,10 @@ from typing import Any
 from django.db.models import Exists, OuterRef, Prefetch, Q, QuerySet
 from django.db.models.functions import Coalesce
 from django.utils import timezone
+from django.utils.translation import get_language, pgettext, pgettext_lazy
 from django.utils.translation import gettext as _
 
+import languages
 from accounts import selectors as account_selectors
 from accounts.models import Rating, RatingChange, User
 from circles import selectors as circles
@@ -220,20 +222,56 @@ def replay_at_view(match: Match, at: int, seat: int | None) -> dict[str, Any]:
     }
 
 
+#: A timeline line's words for each record type: its code with spaces, in the caller's language
+#: (lazy: each line is translated in the language active when it is written).
+RECORD_WORDS = {
+    "created": pgettext_lazy("timeline", "created"),
+    "seat_taken": pgettext_lazy("timeline", "seat taken"),
+    "seat_left": pgettext_lazy("timeline", "seat left"),
+    "bot_added": pgettext_lazy("timeline", "bot added"),
+    "started": pgettext_lazy("timeline", "started"),
+    "move": pgettext_lazy("timeline", "move"),
+    "timeout": pgettext_lazy("timeline", "timeout"),
+    "expired": pgettext_lazy("timeline", "expired"),
+    "resigned": pgettext_lazy("timeline", "resigned"),
+    "bot_took_over": pgettext_lazy("timeline", "bot took over"),
+    "aborted": pgettext_lazy("timeline", "aborted"),
+    "paused": pgettext_lazy("timeline", "paused"),
+    "resumed": pgettext_lazy("timeline", "resumed"),
+    "seat_returned": pgettext_lazy("timeline", "seat returned"),
+    "undone": pgettext_lazy("timeline", "undone"),
+    "drawn": pgettext_lazy("timeline", "drawn"),
+    "conceded": pgettext_lazy("timeline", "conceded"),
+    "cancelled": pgettext_lazy("timeline", "cancelled"),
+    "time_granted": pgettext_lazy("timeline", "time granted"),
+    "adjudicated": pgettext_lazy("timeline", "adjudicated"),
+}
+
+
+def timeline_text(game: str, seat: int | None, type: str, kinds: Sequence[str]) -> str:
+    """A timeline line in the active language (the request's): "seat 2 move: played, drew". Each
+    effect's kind in its game's words (``effect.<kind>`` of its catalogue, as a client's log says it),
+    else its code with spaces."""
+    language = get_language() or languages.DEFAULT
+    words = str(RECORD_WORDS[type]) if type in RECORD_WORDS else type.replace("_", " ")
+    if seat is not None:
+        words = pgettext("timeline", "seat %(number)s %(record)s") % {"number": seat + 1, "record": words}
+    if not kinds:
+        return words
+    effects = ", ".join(languages.text(game, language, f"effect.{k}") or k.replace("_", " ") for k in kinds)
+    return pgettext("timeline", "%(record)s: %(effects)s") % {"record": words, "effects": effects}
+
+
 def timeline(match: Match, seat: int | None, *, after: int = 0, limit: int = 1000) -> list[dict[str, Any]]:
     """``GET timeline``: one line per record for a replay's scrubber, as ``seat`` may see it: its
-    number, type, seat, actor, time and the kinds of the effects that seat saw."""
+    number, type, seat, actor, time, the kinds of the effects that seat saw, and a line of text in
+    the request's language (`timeline_text`)."""
     rules = replay.rules_for(match)
     out = []
     for record in archive.records(match, after=after, limit=limit):
         event = record_for_viewer(rules, record, seat)
         kinds = [e["kind"] for e in event["data"].get("effects", [])] if record.type in replay.ENGINE_RECORDS else []
-        who = f"seat {event['seat'] + 1} " if event["seat"] is not None else ""
-        text = (
-            who
-            + record.type.replace("_", " ")
-            + (": " + ", ".join(k.replace("_", " ") for k in kinds) if kinds else "")
-        )
+        text = timeline_text(match.game, event["seat"], record.type, kinds)
         out.append({k: event[k] for k in ("seq", "type", "seat", "actor", "at")} | {"effects": kinds, "text": text})
     return out
 

@@ -425,7 +425,10 @@ class TimelineEntrySerializer(serializers.Serializer):
     actor = serializers.CharField(allow_null=True)
     at = serializers.DateTimeField()
     effects = serializers.ListField(child=serializers.CharField(), help_text="The kinds of the effects you saw.")
-    text = serializers.CharField(help_text="A short description, for a scrubber.")
+    text = serializers.CharField(
+        help_text="A short line for a scrubber, in your language (`Content-Language`); each effect in its game's "
+        "words (`effect.<kind>` of `GET games/{game}/i18n/{lang}`)."
+    )
 
 
 class MatchTimelineApi(APIView):

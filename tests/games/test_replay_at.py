@@ -110,3 +110,30 @@ def test_snapshots_give_the_state_a_fold_gives_in_any_order(
         if want is not None:
             assert rules.dump_state(got) == rules.dump_state(want), seq
     assert len([k for k in replay._snapshots if k[0] == match.id]) >= match.version // 5  # they were used
+
+
+@pytest.mark.parametrize(
+    ("language", "seat", "move", "effect"),
+    [("en", "seat", "move", "effect"), ("pl", "miejsce", "ruch", "effect"), ("es", "asiento", "jugada", "effect")],
+)
+def test_the_timeline_speaks_the_callers_language(language, seat, move, effect, make_user, api):
+    """Each line in the caller's language: the seat and the record's type in the platform's words,
+    each effect's kind in its game's catalogue (``effect.<kind>``), as a client's log words it."""
+    import languages
+
+    users = [make_user(f"{language}-w{i}") for i in range(2)]
+    match = _random_match("enka", users, moves=6)
+    users[0].language = language  # a member's own language (GET me) is what answers to them
+    users[0].save(update_fields=["language"])
+    line = api(users[0]).get(f"{API}/matches/{match.id}/timeline")
+    assert line["Content-Language"] == language
+    moves = [e for e in line.json() if e["type"] == "move" and e["effects"]]
+    assert moves
+    for entry in moves:
+        words = [languages.text("enka", language, f"{effect}.{kind}") for kind in entry["effects"]]
+        assert all(words)
+        assert entry["text"].startswith(f"{seat} {entry['seat'] + 1}") and move in entry["text"]
+        assert entry["text"].endswith(", ".join(words))
+    started = next(e for e in line.json() if e["type"] == "started")
+    assert started["seat"] is None
+    assert started["text"].startswith({"en": "started: ", "pl": "początek: ", "es": "empezó: "}[language])
