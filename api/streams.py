@@ -232,9 +232,11 @@ class EventStream(StreamingHttpResponse):
         super().close()
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
+        content = self.streaming_content  # as Django's own iteration: through any middleware's wrapper
+        assert isinstance(content, AsyncIterator)  # (the body is an async generator)
         try:
-            async for part in self.body:
-                yield self.make_bytes(part)
+            async for part in content:
+                yield part
         finally:
             await self.body.aclose()
 
