@@ -217,15 +217,15 @@ async def _holding(lease: streams.Lease, fn: Callable[..., T], *args: Any) -> T:
 class EventStream(StreamingHttpResponse):
     """A stream's response. It closes its body as soon as the server stops sending it: Django's
     own iteration closes only its wrappers around the body, which then waits, suspended, for the
-    garbage collector, and its place under the caps with it. Closed unsent (or collected unsent),
-    it gives the place back itself."""
+    garbage collector, and its place under the caps with it. Closed unsent, it gives the place
+    back itself; collected unsent, it leaves it to the next lease (`notify.streams.Caps.orphaned`)."""
 
     def __init__(self, body: AsyncGenerator[str, None], lease: streams.Lease) -> None:
         super().__init__(body, content_type="text/event-stream")
         self["Cache-Control"] = "no-cache, no-transform"
         self["X-Accel-Buffering"] = "no"
         self.body, self.lease = body, lease
-        weakref.finalize(self, lease.release)
+        weakref.finalize(self, lease.caps.orphaned, lease)
 
     def close(self) -> None:
         self.lease.release()

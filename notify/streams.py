@@ -26,7 +26,7 @@ import json
 import logging
 import threading
 import time
-from collections import defaultdict
+from collections import defaultdict, deque
 from collections.abc import AsyncGenerator, Callable
 from concurrent import futures
 from concurrent.futures import ThreadPoolExecutor
@@ -192,9 +192,11 @@ class Caps:
         self.total = 0
         self.per_user: dict[int, int] = defaultdict(int)
         self.lock = threading.Lock()
+        self.orphans: deque[Lease] = deque()
 
     def lease(self, user_id: int) -> Lease | str:
         """A place for one more stream of ``user_id``; else which cap refused it (``process``, ``user``)."""
+        self.collect_orphans()
         with self.lock:
             if self.total >= settings.TABULA_STREAMS_PER_PROCESS:
                 return "process"
@@ -204,6 +206,20 @@ class Caps:
             self.per_user[user_id] += 1
             metrics.OPEN_STREAMS.set(self.total)
         return Lease(self, user_id)
+
+    def orphaned(self, lease: Lease) -> None:
+        """``lease``'s stream was dropped unsent, as the garbage collector found: it is given back
+        at the next `lease`. The collector runs at any allocation, whatever lock that thread holds
+        (this one's, a metric's), so nothing is locked here: a deque's append is atomic."""
+        self.orphans.append(lease)
+
+    def collect_orphans(self) -> None:
+        while self.orphans:
+            try:
+                lease = self.orphans.popleft()
+            except IndexError:  # another thread took the last
+                return
+            lease.release()
 
     def _give_back(self, user_id: int) -> None:
         self.total -= 1
