@@ -89,30 +89,38 @@ class FrontLiveServer:
 
 
 @pytest.fixture(autouse=True)
-def _streams_closed_before_the_flush(transactional_db):
+def _streams_closed_before_the_flush(request, transactional_db):
     """The page's streams end (its browser context is closed first), and the requests it left in
-    flight on the front's threads finish, before the database is emptied: a stream's read, or a
-    request's transaction, in the middle of the TRUNCATE deadlocked the flush on PostgreSQL."""
+    flight on the front finish, before the database is emptied: a stream's read, or a request's
+    transaction, in the middle of the TRUNCATE deadlocked the flush on PostgreSQL. Quiet means no
+    stream open, no request in flight on the front (uvicorn's tasks: a request on the front's
+    threads holds its task until it answers), and no other session of the database inside a
+    statement or a transaction, three looks in a row."""
     import time
 
     from django.db import connection
 
     from notify.streams import CAPS
 
+    front = request.getfixturevalue("live_server") if "live_server" in request.fixturenames else None
     yield
     deadline = time.monotonic() + 10
-    while CAPS.total > 0 and time.monotonic() < deadline:
-        time.sleep(0.05)
-    if connection.vendor != "postgresql":
-        return
-    while time.monotonic() < deadline:  # another session of this database inside a statement or a transaction
+
+    def busy() -> bool:
+        if CAPS.total > 0 or (front is not None and front.server.server_state.tasks):
+            return True
+        if connection.vendor != "postgresql":
+            return False
         with connection.cursor() as cursor:
             cursor.execute(
                 "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
                 " AND pid <> pg_backend_pid() AND state IN ('active', 'idle in transaction')"
             )
-            if cursor.fetchone()[0] == 0:
-                return
+            return bool(cursor.fetchone()[0])
+
+    quiet = 0
+    while quiet < 3 and time.monotonic() < deadline:
+        quiet = 0 if busy() else quiet + 1
         time.sleep(0.05)
 
 
