@@ -222,29 +222,29 @@ def replay_at_view(match: Match, at: int, seat: int | None) -> dict[str, Any]:
     }
 
 
-#: A timeline line's words for each record type: its code with spaces, in the caller's language
+#: A timeline line's words for each `Record.Type`: its code with spaces, in the caller's language
 #: (lazy: each line is translated in the language active when it is written).
-RECORD_WORDS = {
-    "created": pgettext_lazy("timeline", "created"),
-    "seat_taken": pgettext_lazy("timeline", "seat taken"),
-    "seat_left": pgettext_lazy("timeline", "seat left"),
-    "bot_added": pgettext_lazy("timeline", "bot added"),
-    "started": pgettext_lazy("timeline", "started"),
-    "move": pgettext_lazy("timeline", "move"),
-    "timeout": pgettext_lazy("timeline", "timeout"),
-    "expired": pgettext_lazy("timeline", "expired"),
-    "resigned": pgettext_lazy("timeline", "resigned"),
-    "bot_took_over": pgettext_lazy("timeline", "bot took over"),
-    "aborted": pgettext_lazy("timeline", "aborted"),
-    "paused": pgettext_lazy("timeline", "paused"),
-    "resumed": pgettext_lazy("timeline", "resumed"),
-    "seat_returned": pgettext_lazy("timeline", "seat returned"),
-    "undone": pgettext_lazy("timeline", "undone"),
-    "drawn": pgettext_lazy("timeline", "drawn"),
-    "conceded": pgettext_lazy("timeline", "conceded"),
-    "cancelled": pgettext_lazy("timeline", "cancelled"),
-    "time_granted": pgettext_lazy("timeline", "time granted"),
-    "adjudicated": pgettext_lazy("timeline", "adjudicated"),
+RECORD_WORDS: dict[str, Any] = {
+    Record.Type.CREATED: pgettext_lazy("timeline", "created"),
+    Record.Type.SEAT_TAKEN: pgettext_lazy("timeline", "seat taken"),
+    Record.Type.SEAT_LEFT: pgettext_lazy("timeline", "seat left"),
+    Record.Type.BOT_ADDED: pgettext_lazy("timeline", "bot added"),
+    Record.Type.STARTED: pgettext_lazy("timeline", "started"),
+    Record.Type.MOVE: pgettext_lazy("timeline", "move"),
+    Record.Type.TIMEOUT: pgettext_lazy("timeline", "timeout"),
+    Record.Type.EXPIRED: pgettext_lazy("timeline", "expired"),
+    Record.Type.RESIGNED: pgettext_lazy("timeline", "resigned"),
+    Record.Type.BOT_TOOK_OVER: pgettext_lazy("timeline", "bot took over"),
+    Record.Type.ABORTED: pgettext_lazy("timeline", "aborted"),
+    Record.Type.PAUSED: pgettext_lazy("timeline", "paused"),
+    Record.Type.RESUMED: pgettext_lazy("timeline", "resumed"),
+    Record.Type.SEAT_RETURNED: pgettext_lazy("timeline", "seat returned"),
+    Record.Type.UNDONE: pgettext_lazy("timeline", "undone"),
+    Record.Type.DRAWN: pgettext_lazy("timeline", "drawn"),
+    Record.Type.CONCEDED: pgettext_lazy("timeline", "conceded"),
+    Record.Type.CANCELLED: pgettext_lazy("timeline", "cancelled"),
+    Record.Type.TIME_GRANTED: pgettext_lazy("timeline", "time granted"),
+    Record.Type.ADJUDICATED: pgettext_lazy("timeline", "adjudicated"),
 }
 
 

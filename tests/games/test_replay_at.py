@@ -120,7 +120,10 @@ def test_the_timeline_speaks_the_callers_language(language, seat, move, effect, 
     """Each line in the caller's language: the seat and the record's type in the platform's words,
     each effect's kind in its game's catalogue (``effect.<kind>``), as a client's log words it."""
     import languages
+    from games.models import Record
+    from games.selectors import RECORD_WORDS
 
+    assert set(RECORD_WORDS) == set(Record.Type.values)  # every record type has its words
     users = [make_user(f"{language}-w{i}") for i in range(2)]
     match = _random_match("enka", users, moves=6)
     users[0].language = language  # a member's own language (GET me) is what answers to them

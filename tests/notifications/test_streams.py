@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import aclosing
 
 import httpx
@@ -15,6 +14,7 @@ import pytest
 from accounts.services import token_for
 from games.services import lobby, play
 from notify.models import Notification
+from tests.aio import run_apart
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.xdist_group("streams")]
 
@@ -124,12 +124,6 @@ def test_a_wsgi_worker_never_holds_a_stream(make_user, api):
     assert answer["Retry-After"]
 
 
-def _run(coroutine):
-    """``asyncio.run`` on a thread of its own (a browser test's Playwright may own this thread's loop)."""
-    with ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, coroutine).result()
-
-
 def _body(ended: list[str], lease=None):
     """A stream's body as `notify.streams.events` is one: its end gives its lease back."""
 
@@ -171,13 +165,13 @@ def test_a_stream_the_client_leaves_mid_backlog_ends_and_gives_its_place_back(se
     gc.disable()  # no collection comes to the rescue, as in a busy process
     try:
         plain = StreamingHttpResponse(_body(ended))
-        assert _run(_send_one_part_and_go(plain, ended)) == []  # why EventStream exists
+        assert run_apart(_send_one_part_and_go(plain, ended)) == []  # why EventStream exists
         ended.clear()
 
         lease = caps.lease(7)
         assert not isinstance(lease, str) and caps.lease(7) == "user"
         response = EventStream(_body(ended, lease), lease)
-        assert _run(_send_one_part_and_go(response, ended)) == ["finally"]
+        assert run_apart(_send_one_part_and_go(response, ended)) == ["finally"]
         assert not lease.held and caps.total == 0
         assert not isinstance(caps.lease(7), str)  # the user may open a stream again
     finally:

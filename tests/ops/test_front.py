@@ -15,7 +15,6 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -28,15 +27,10 @@ import uvicorn
 import front.app
 import front.protocol
 import front.server
+from tests.aio import run_apart
 
 ROOT = Path(__file__).resolve().parents[2]
 DRF_STATIC = Path(rest_framework.__file__).parent / "static" / "rest_framework"
-
-
-def _run(coroutine: Any) -> Any:
-    """``asyncio.run`` on a thread of its own (a session-wide Playwright loop may own this one)."""
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, coroutine).result()
 
 
 @contextmanager
@@ -110,7 +104,7 @@ def test_the_environ_is_what_a_wsgi_server_gives_django():
         async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:8000") as client:
             return await client.post("/api/v1/users/zo%C3%AB?game=ekko&x=%20", content=b"{}", headers=headers)
 
-    assert _run(scenario()).status_code == 200
+    assert run_apart(scenario()).status_code == 200
     env = recorder.environs[0]
     assert env["PATH_INFO"] == "/api/v1/users/zo\xc3\xab"  # PEP 3333: latin-1 of the UTF-8 bytes
     assert env["QUERY_STRING"] == "game=ekko&x=%20"
@@ -393,15 +387,9 @@ def test_a_front_started_again_in_the_same_process_gets_new_threads():
     def body(sent: list[dict[str, Any]]) -> bytes:
         return b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
 
-    def run(coroutine: Any) -> Any:
-        """``asyncio.run`` on a thread of its own: a browser test's sync Playwright may hold a running
-        loop in this one (the same pytest-xdist worker runs both)."""
-        with ThreadPoolExecutor(1) as pool:
-            return pool.submit(asyncio.run, coroutine).result()
-
-    assert body(run(ask())) == b"hello"
+    assert body(run_apart(ask())) == b"hello"
     threaded.shutdown()
-    assert body(run(ask())) == b"hello"
+    assert body(run_apart(ask())) == b"hello"
     threaded.shutdown()
 
 
@@ -445,4 +433,4 @@ def test_what_one_turn_of_the_loop_writes_leaves_in_one_write():
         await asyncio.sleep(0)
         return recorder.writes
 
-    assert _run(main()) == [b"HTTP/1.1 200 OK\r\n\r\nbody", b"event", b"last"]
+    assert run_apart(main()) == [b"HTTP/1.1 200 OK\r\n\r\nbody", b"event", b"last"]
