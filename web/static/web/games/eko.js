@@ -139,7 +139,11 @@ export function Board({ view, state, moves, selected, onSelect, onMove, names, b
       html`<p class="board-actions">${html`<${Pick} id="actions" moves=${elsewhere} selected=${selected}
       onSelect=${onSelect} onMove=${onMove} busy=${busy} describe=${describeMove} label=${t("board.other_moves")}><span class="pass">${elsewhere.length === 1 ? describeMove(elsewhere[0]) : t("board.other_moves_more")}</span><//>`}</p>`
     }
-    <p class="muted hint">${you !== null ? `${t("hint.rings")} ` : ""}${selected && selected !== "actions" ? t("hint.selected", { space: selected }) : t("hint.select")}</p>
+    <p class="muted hint">${you !== null ? `${t("hint.rings")} ` : ""}${
+      !selected || selected === "actions"
+        ? t("hint.select")
+        : t(targets.size ? "hint.selected" : "hint.selected_in_place", { space: selected })
+    }</p>
     <p class="muted legend">${legend()}</p>
     <table class="scores"><thead><tr><th>${t("table.player")}</th><th>${t("table.colour")}</th><th>${t("table.vp")}</th><th>${t("table.on_board")}</th><th>${t("table.reserve")}</th><th>${t("table.prisoners")}</th><th>${t("table.buildings_left")}</th></tr></thead>
       <tbody>${(view.seats || []).map(
