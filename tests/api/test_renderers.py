@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rest_framework.renderers import JSONRenderer as DRFRenderer
 
-from api.renderers import JSONRenderer, RenderedDifferently
+from api.renderers import _PYTHON_WRITES_OTHERWISE, JSONRenderer, RenderedDifferently, _python_writes_otherwise
 
 finite = st.floats(allow_nan=False, allow_infinity=False)
 text = st.text(st.characters(codec="utf-8"))  # every code point but lone surrogates, U+2028 and controls among them
@@ -46,6 +46,28 @@ def test_any_json_value_is_written_as_drf_writes_it(data):
 def test_every_float_is_written_as_python_writes_it(number):
     ours, drf = _both({"x": number})
     assert ours == drf
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.sampled_from([b"e-", b"e", b"-", b"0.0000", b"0", b".", b"1", b"9", b"x", b'"', b","]), max_size=12))
+def test_the_scan_for_small_floats_finds_what_its_expression_finds(parts):
+    out = b"".join(parts)
+    assert _python_writes_otherwise(out) == bool(_PYTHON_WRITES_OTHERWISE.search(out))
+
+
+@pytest.mark.parametrize(
+    ("out", "otherwise"),
+    [
+        (b'{"id":"Cj2be-Kbp2whfyDg"}', False),  # a match id, not a float
+        (b'{"x":1e-07}', True),
+        (b'{"x":0.00001}', True),
+        (b'{"x":10.00001}', False),
+        (b"0.0000", True),
+        (b"3e-", False),
+    ],
+)
+def test_the_scan_tells_a_small_float_from_text(out, otherwise):
+    assert _python_writes_otherwise(out) is otherwise
 
 
 @dataclasses.dataclass
