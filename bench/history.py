@@ -10,8 +10,11 @@ thread) then answers, as one player who sits in about MATCHES × 4 / PLAYERS of 
 history page makes, interleaved with ``GET games``: ``users/{name}/matches``, ``matches?mine=true``,
 ``me/turns``, the profile ``users/{name}``, ``events?after=0`` of a finished match, and ``GET
 state`` of a match never read before (cold: the copies were made around the services, so no shared
-snapshot exists: a full replay) and again (warm). ``BENCH_HISTORY_MATCHES`` and
-``BENCH_HISTORY_PLAYERS`` scale it.
+snapshot exists: a full replay) and again (warm). It does so twice: without Redis (the embedded
+default), then, when a Redis server answers (``BENCH_REDIS_URL``, db 12 by default, flushed), with
+it as deployed: token lookups and the summaries of ended matches cached per process
+(`accounts.tokencache`, `api.summaries`). ``BENCH_HISTORY_MATCHES`` and ``BENCH_HISTORY_PLAYERS``
+scale it.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ ACTIVE_SHARE = 0.02  # of the copies, still running
 REQUESTS = 200
 WARMUP = 20
 COLD = 20  # matches read cold, each once
+REDIS = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/12")  # for the second pass, when it answers
 BATCH = 5000
 COPY_BATCH = 10_000  # copies per statement: progress is printed after each
 #: The templates' match seed, so that every build deals and plays the same two games: a new deal
@@ -203,35 +207,56 @@ def run(var_dir: Path, database: Database) -> None:
         "events?after=0": f"/matches/{some}/events?after=0",
         "state, warm": f"/matches/{some}/state",
     }
-    with front(env, var_dir / "history-server.log", **SERVER) as server:
-        client = Client(server.base)
-        for _ in range(WARMUP):
-            expect(client.get("/games", token=token), 200, "GET games")
-            for path in paths.values():
-                expect(client.get(path, token=token), 200, path)
-        print(f"   {'request':28} {'p50':>9} {'p90':>9} {'games p50':>10} {'ratio':>7}  (goal: within 2×)")
-        games_all: list[float] = []
-        for label, path in paths.items():
-            times, games = [], []
-            for _ in range(REQUESTS):
-                times.append(expect_seconds(client, path, token))
-                games.append(expect_seconds(client, "/games", token))
-            games_all += games
-            print(
-                f"   {label:28} {ms(median(times)):>9} {ms(p90(times)):>9} {ms(median(games)):>10} "
-                f"{median(times) / median(games):>6.2f}×",
-                flush=True,
-            )
-        cold, games = [], []
-        for match_id in mine[1 : 1 + COLD]:
-            cold.append(expect_seconds(client, f"/matches/{match_id}/state", token))
+    redis_url = REDIS if _redis_answers(REDIS) else ""
+    variants: list[tuple[str, dict[str, str]]] = [("no Redis (the embedded default)", {})]
+    if redis_url:  # as deployed: the token cache, and with it the cache of ended matches' summaries
+        variants.append((f"Redis ({redis_url}): token and summary caches", {"REDIS_URL": redis_url}))
+    for n, (label, extra) in enumerate(variants):
+        with front({**env, **extra}, var_dir / f"history-server-{n}.log", **SERVER) as server:
+            client = Client(server.base)
+            print(f"   front: {label}")
+            _reads(client, token, paths, mine[1 + n * COLD : 1 + (n + 1) * COLD])
+            if n == len(variants) - 1:
+                _archived_reads(client, token, mine[1 + len(variants) * COLD : 1 + (len(variants) + 1) * COLD])
+            client.close()
+
+
+def _reads(client: Client, token: str, paths: dict[str, str], cold_ids: list[str]) -> None:
+    """Each of ``paths`` against ``GET games``, then ``GET state`` of ``cold_ids``, each read once."""
+    for _ in range(WARMUP):
+        expect(client.get("/games", token=token), 200, "GET games")
+        for path in paths.values():
+            expect(client.get(path, token=token), 200, path)
+    print(f"   {'request':28} {'p50':>9} {'p90':>9} {'games p50':>10} {'ratio':>7}  (goal: within 2×)")
+    for label, path in paths.items():
+        times, games = [], []
+        for _ in range(REQUESTS):
+            times.append(expect_seconds(client, path, token))
             games.append(expect_seconds(client, "/games", token))
+        print(
+            f"   {label:28} {ms(median(times)):>9} {ms(p90(times)):>9} {ms(median(games)):>10} "
+            f"{median(times) / median(games):>6.2f}×",
+            flush=True,
+        )
+    cold, games = [], []
+    for match_id in cold_ids:
+        cold.append(expect_seconds(client, f"/matches/{match_id}/state", token))
+        games.append(expect_seconds(client, "/games", token))
+    if cold:
         print(
             f"   {'state, cold (' + str(len(cold)) + ' matches)':28} {ms(median(cold)):>9} {ms(p90(cold)):>9} "
             f"{ms(median(games)):>10} {median(cold) / median(games):>6.2f}×"
         )
-        _archived_reads(client, token, mine)
-        client.close()
+
+
+def _redis_answers(url: str) -> bool:
+    try:
+        import redis
+
+        redis.Redis.from_url(url, socket_connect_timeout=0.5).flushdb()  # no snapshot of an earlier run's
+    except Exception:
+        return False
+    return True
 
 
 def _settle() -> None:
@@ -274,7 +299,7 @@ def _archive_all() -> tuple[int, float]:
     return done, took
 
 
-def _archived_reads(client: Client, token: str, mine: list[str]) -> None:
+def _archived_reads(client: Client, token: str, ids: list[str]) -> None:
     """Issue 30's row: the tables before and after archiving every finished match, then ``GET state``
     (cold) and ``events`` of archived matches against ``GET games``."""
     before = _sizes()
@@ -284,7 +309,7 @@ def _archived_reads(client: Client, token: str, mine: list[str]) -> None:
     for table in sorted(set(before) | set(after)):
         print(f"   {table}: {before.get(table, 0) / 2**20:,.0f} MB before, {after.get(table, 0) / 2**20:,.0f} MB after")
     cold, events, games = [], [], []
-    for match_id in mine[1 + COLD : 1 + 2 * COLD]:
+    for match_id in ids:
         cold.append(expect_seconds(client, f"/matches/{match_id}/state", token))
         games.append(expect_seconds(client, "/games", token))
         events.append(expect_seconds(client, f"/matches/{match_id}/events?after=0", token))

@@ -422,31 +422,75 @@ def _summaries(fields: tuple[str, ...], rows: Sequence[Sequence[Any]]) -> list[L
     return [match for match in (_summary_match(fields, row, postgres) for row in rows) if match is not None]
 
 
-def summaries_page(listing: Listing, limit: int, offset: int) -> tuple[int, list[ListedMatch]]:
-    """The count of ``listing``'s matches and those from ``offset`` to ``offset + limit``, as
-    ``for_summaries(qs)``'s page and ``qs.count()`` are (the ORM compiled both anew per request,
-    most of a history page's time, issue 31). One statement: the page's ids and the count
-    (``count(*) OVER ()``, over every match before the LIMIT) in a narrow subquery, then their
-    summary columns. A page past the end has no row to carry the count: then a count alone."""
+def _hits(listing: Listing) -> str:
+    """The page's match ids (``id``) and the count (``total``: ``count(*) OVER ()``, over every match
+    before the LIMIT), as a narrow subquery; its parameters are ``listing.params``, the limit and
+    the offset."""
     if listing.seats_order:  # from the seats alone: their index holds the order
-        hits = (
+        return (
             f"SELECT s.match_id AS id, count(*) OVER () AS total FROM {table(Seat)} s WHERE s.user_id = %s"
             f" ORDER BY {listing.seats_order} LIMIT %s OFFSET %s"
         )
-    else:
-        hits = (
-            f"SELECT m.id, count(*) OVER () AS total FROM {table(Match)} m WHERE {listing.where}"
-            f" ORDER BY {listing.order} LIMIT %s OFFSET %s"
-        )
+    return (
+        f"SELECT m.id, count(*) OVER () AS total FROM {table(Match)} m WHERE {listing.where}"
+        f" ORDER BY {listing.order} LIMIT %s OFFSET %s"
+    )
+
+
+def summaries_page(listing: Listing, limit: int, offset: int) -> tuple[int, list[ListedMatch]]:
+    """The count of ``listing``'s matches and those from ``offset`` to ``offset + limit``, as
+    ``for_summaries(qs)``'s page and ``qs.count()`` are (the ORM compiled both anew per request,
+    most of a history page's time, issue 31). One statement: the page's ids and the count in a
+    narrow subquery (`_hits`), then their summary columns (`_page`)."""
+    total, rows = _page(listing, _summary_select(listing.fields), _summary_joins(), limit, offset)
+    return total, _summaries(listing.fields, rows)
+
+
+def _page(listing: Listing, select: str, joins: str, limit: int, offset: int) -> tuple[int, list[tuple[Any, ...]]]:
+    """The count of ``listing``'s matches and, for each on the page (`_hits`), in order, ``select``
+    on its row ``m`` and ``joins``. A page past the end has no row to carry the count: then a count
+    alone."""
     sql = (
-        f"WITH hits AS ({hits})"
-        f" SELECT {_summary_select(listing.fields)}, hits.total FROM hits JOIN {table(Match)} m ON m.id = hits.id"
-        f"{_summary_joins()} ORDER BY {listing.order}"
+        f"WITH hits AS ({_hits(listing)})"
+        f" SELECT {select}, hits.total FROM hits JOIN {table(Match)} m ON m.id = hits.id{joins}"
+        f" ORDER BY {listing.order}"
     )
     rows = fetch(sql, [*listing.params, limit, min(offset, _MAX_OFFSET)])
     if not rows:
         return (summaries_count(listing) if offset else 0), []
-    return rows[0][-1], _summaries(listing.fields, [row[:-1] for row in rows])
+    return rows[0][-1], [row[:-1] for row in rows]
+
+
+@dataclass(frozen=True, slots=True)
+class Stamp:
+    """What a listed match's cached summary is checked against (`page_stamps`, `api.summaries`): a
+    record moves ``version``, the end of the match ``status``, a rematch after it ``rematch``."""
+
+    id: str
+    version: int
+    status: str
+    rematch: str | None
+
+
+def page_stamps(listing: Listing, limit: int, offset: int) -> tuple[int, list[Stamp]]:
+    """`summaries_page` without the summaries: the count and, in the page's order, each match's
+    `Stamp`. A third of the page's statement: its summaries (a JSON array each, with their seats
+    and their players' names) are most of its time, and a cached summary needs none of it
+    (`api.summaries`)."""
+    rematch = _quote(Match._meta.get_field("rematch_of").column)
+    joins = f" LEFT JOIN {table(Match)} r ON r.{rematch} = m.id"
+    total, rows = _page(listing, f"m.id, m.{_quote('version')}, m.{_quote('status')}, r.id", joins, limit, offset)
+    return total, [Stamp(*row) for row in rows]
+
+
+def summaries_by_id(fields: tuple[str, ...], ids: Sequence[str]) -> list[ListedMatch]:
+    """The `ListedMatch` of each of ``ids`` (in no particular order), as `summaries_page` reads a
+    page's: the rest of a page whose other summaries were cached (`api.summaries`)."""
+    if not ids:
+        return []
+    marks = ", ".join(["%s"] * len(ids))
+    sql = f"SELECT {_summary_select(fields)} FROM {table(Match)} m{_summary_joins()} WHERE m.id IN ({marks})"
+    return _summaries(fields, fetch(sql, list(ids)))
 
 
 def summaries_count(listing: Listing) -> int:

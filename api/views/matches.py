@@ -22,7 +22,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from api import idempotency
+from api import idempotency, summaries
 from api.authentication import caller, viewer
 from api.pagination import CappedLimitOffsetPagination
 from api.params import query_int
@@ -30,7 +30,7 @@ from api.representations import match_summaries, match_summary
 from api.schema import MoveJSONField, OptionsJSONField, OptionValueField, StateJSONField
 from api.serializers import EventSerializer, MatchSerializer, ProblemSerializer, TimeControlSerializer
 from core.errors import Forbidden, InvalidRequest, NotFound
-from games import selectors, sql
+from games import selectors
 from games.models import Invitation, Match, Seat
 from games.services import agreements, away, lobby, play
 from rules import RULES
@@ -236,8 +236,8 @@ class MatchListCreateApi(generics.ListAPIView):
         paginator = self.paginator
         if not isinstance(paginator, CappedLimitOffsetPagination):
             return None
-        read = paginator.paginate_read(request, partial(sql.summaries_page, selectors.my_matches(caller(request))))
-        return None if read is None else paginator.get_paginated_response(match_summaries(read))
+        read = paginator.paginate_read(request, partial(summaries.page, selectors.my_matches(caller(request))))
+        return None if read is None else paginator.get_paginated_response(read)
 
     @extend_schema(
         operation_id="matches_create",

@@ -7,7 +7,6 @@ from collections.abc import Iterator
 from typing import Any
 
 from django.conf import settings
-from django.db.models import QuerySet
 from django.http import StreamingHttpResponse
 from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
@@ -20,13 +19,13 @@ from rest_framework.views import APIView
 from accounts import selectors as account_selectors
 from accounts import services as account_services
 from accounts.models import ApiToken, Rating
-from api import ratelimit
+from api import ratelimit, summaries
 from api.authentication import caller, current_token, viewer
 from api.params import query_int
 from api.representations import drf_datetime, match_summaries, match_summary
 from api.serializers import MatchSerializer, OutputModelSerializer, ProblemSerializer
 from core.errors import NotFound
-from games import selectors, sql
+from games import selectors
 from games.models import Invitation, Match
 from games.services import lobby
 from rules import RULES
@@ -398,20 +397,14 @@ class UserMatchesApi(APIView):
         user = selectors.user_get(username, viewer(request))
         game = q.get("game") or None
         listing = None if result else selectors.user_matches_listing(user, viewer(request), game=game, status=status_)
-        page: list[sql.ListedMatch] | list[Match] | QuerySet[Match]
-        if listing is not None:  # the page and its count by hand (`games.sql.summaries_page`)
-            count, page = sql.summaries_page(listing, limit, offset)
+        if listing is not None:  # the page and its count by hand (`api.summaries`)
+            count, results = summaries.page(listing, limit, offset)
         else:
             matches = selectors.user_matches(user, viewer(request), game=game, status=status_, result=result)
             count = len(matches) if isinstance(matches, list) else matches.count()
-            page = matches[offset : offset + limit]
-        return Response(
-            {
-                "count": count,
-                "next": offset + limit if offset + limit < count else None,
-                "results": match_summaries(page),
-            }
-        )
+            results = match_summaries(matches[offset : offset + limit])
+        following = offset + limit if offset + limit < count else None
+        return Response({"count": count, "next": following, "results": results})
 
 
 class UserExportApi(APIView):

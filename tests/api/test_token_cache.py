@@ -5,7 +5,6 @@ holds what it cached before the change (simulated here by putting its entries ba
 from __future__ import annotations
 
 import pytest
-import redis
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
@@ -14,23 +13,7 @@ from accounts.models import ApiToken
 from accounts.services import token_authenticate, token_create, token_hash
 
 API = "/api/v1"
-REDIS = "redis://127.0.0.1:6379/13"
-
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def cache_on(settings):
-    try:
-        redis.Redis.from_url(REDIS, socket_connect_timeout=0.5).ping()
-    except redis.RedisError:
-        pytest.skip("no Redis server at 127.0.0.1:6379")
-    settings.TABULA_TOKEN_CACHE, settings.REDIS_URL = True, REDIS
-    tokencache._client, tokencache._down_until = None, 0.0
-    tokencache.clear()
-    yield
-    tokencache.clear()
-    tokencache._client = None
 
 
 def _token_queries(queries: CaptureQueriesContext) -> int:
