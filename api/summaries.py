@@ -20,7 +20,8 @@ record). Without Redis, or with ``TABULA_SUMMARY_CACHE`` off, every page is read
 
 A summary is the same for every reader (`api.representations.match_summary` takes no viewer); which
 matches a reader may see is the listing's, read anew each time. The dicts given out are shared by
-the requests of the process: they are rendered, never changed.
+the requests of the process: they are rendered, never changed. A profile's recent matches
+(``users/{name}``) are read the same way (`summarised`).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
-from typing import Any
+from typing import Any, cast
 
 from django.conf import settings
 
@@ -50,14 +51,37 @@ def enabled() -> bool:
     return bool(getattr(settings, "TABULA_SUMMARY_CACHE", False)) and tokencache.enabled()
 
 
+def generation() -> int | None:
+    """The generation to read summaries under, None when the cache is off (or Redis is down). Read
+    it before the stamps: a change committed after it bumps it past this (`tokencache.lookup`)."""
+    return tokencache.generation() if enabled() else None
+
+
 def page(listing: sql.Listing, limit: int, offset: int) -> tuple[int, list[Summary]]:
     """The count of ``listing``'s matches and the summaries from ``offset`` to ``offset + limit``,
     as ``match_summaries`` of `games.sql.summaries_page`'s page are."""
-    generation = tokencache.generation() if enabled() else None
-    if generation is None:
+    current = generation()
+    if current is None:
         count, matches = sql.summaries_page(listing, limit, offset)
         return count, match_summaries(matches)
-    count, stamps = sql.page_stamps(listing, limit, offset)  # after the generation: see `tokencache.lookup`
+    count, stamps = sql.page_stamps(listing, limit, offset)
+    return count, summarised(stamps, listing.fields, current)
+
+
+def of(
+    matches: list[sql.ListedMatch] | list[sql.Stamp], fields: tuple[str, ...], generation: int | None
+) -> list[Summary]:
+    """The summaries of ``matches``: read whole (`games.sql.ListedMatch`) when ``generation`` is None,
+    else their stamps (`summarised`), as the reader asked them of `games` after `generation`."""
+    if generation is None:
+        return match_summaries(cast(list[sql.ListedMatch], matches))
+    return summarised(cast(list[sql.Stamp], matches), fields, generation)
+
+
+def summarised(stamps: list[sql.Stamp], fields: tuple[str, ...], generation: int) -> list[Summary]:
+    """The summary of each of the matches ``stamps`` names, in their order: from this process's
+    cache where it holds the stamp's, the others read whole (``fields``: `games.sql.Listing.fields`)
+    and kept when they last. ``generation``: as `generation` answered before the stamps were read."""
     now = time.monotonic()
     found: dict[str, Summary] = {}
     with _lock:
@@ -68,7 +92,7 @@ def page(listing: sql.Listing, limit: int, offset: int) -> tuple[int, list[Summa
                 _entries.move_to_end(stamp.id)
     missing = [stamp.id for stamp in stamps if stamp.id not in found]
     if missing:
-        read = {summary["id"]: summary for summary in match_summaries(sql.summaries_by_id(listing.fields, missing))}
+        read = {summary["id"]: summary for summary in match_summaries(sql.summaries_by_id(fields, missing))}
         with _lock:
             for stamp in stamps:
                 summary = read.get(stamp.id)
@@ -79,7 +103,7 @@ def page(listing: sql.Listing, limit: int, offset: int) -> tuple[int, list[Summa
                 _entries.popitem(last=False)
         found.update(read)
     # A match deleted between the two statements is left out, as a page read a moment later would.
-    return count, [found[stamp.id] for stamp in stamps if stamp.id in found]
+    return [found[stamp.id] for stamp in stamps if stamp.id in found]
 
 
 def _lasting(summary: Summary, stamp: sql.Stamp) -> bool:

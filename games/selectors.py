@@ -513,8 +513,8 @@ PROFILE_RECENT = 10  # the recent matches a profile shows
 
 
 def user_profile(
-    username: str, viewer: User | None = None
-) -> tuple[User, dict[str, int], list[sql.ListedMatch], dict[str, dict[str, Any]], list[Rating]]:
+    username: str, viewer: User | None = None, stamps: bool = False
+) -> tuple[User, dict[str, int], list[sql.ListedMatch] | list[sql.Stamp], dict[str, dict[str, Any]], list[Rating]]:
     """A public profile, the same for every viewer: the active user, their counts of the matches
     anyone may see (played, active, won), their recent ones (the visibility rule for no one: public
     ones), their statistics (`user_stats` for no viewer) and their ratings. The counts of finished
@@ -522,9 +522,10 @@ def user_profile(
     row per game, however long the history; folding every finished match here grew with it). The
     active count and the recent matches are one statement (`games.sql.profile_matches`), sent with
     the tallies' and the ratings' in one round trip (`games.sql.profile_reads`). ``viewer``: the
-    signed-in reader, only to find a player reading their own profile without a query (`user_get`)."""
+    signed-in reader, only to find a player reading their own profile without a query (`user_get`).
+    ``stamps``: the recent matches as `sql.Stamp`s, for the API's cache of summaries."""
     user = user_get(username, viewer)
-    reads = sql.profile_reads(user.pk, PROFILE_RECENT, SUMMARY_ATTNAMES)
+    reads = sql.profile_reads(user.pk, PROFILE_RECENT, SUMMARY_ATTNAMES, stamps)
     tallies = reads.tallies
     counts = {"played": sum(t.played for t in tallies), "active": reads.active, "won": sum(t.winners for t in tallies)}
     stats = {t.game: tally_stats(t) for t in tallies}  # in the order each game was first finished

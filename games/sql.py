@@ -472,14 +472,16 @@ class Stamp:
     rematch: str | None
 
 
+#: A `Stamp`'s columns, on the match ``m`` and its rematch ``r`` (`_summary_joins`).
+_STAMP_SELECT = "m.id, m.version, m.status, r.id"
+
+
 def page_stamps(listing: Listing, limit: int, offset: int) -> tuple[int, list[Stamp]]:
     """`summaries_page` without the summaries: the count and, in the page's order, each match's
     `Stamp`. A third of the page's statement: its summaries (a JSON array each, with their seats
     and their players' names) are most of its time, and a cached summary needs none of it
     (`api.summaries`)."""
-    rematch = _quote(Match._meta.get_field("rematch_of").column)
-    joins = f" LEFT JOIN {table(Match)} r ON r.{rematch} = m.id"
-    total, rows = _page(listing, f"m.id, m.{_quote('version')}, m.{_quote('status')}, r.id", joins, limit, offset)
+    total, rows = _page(listing, _STAMP_SELECT, _summary_joins(), limit, offset)
     return total, [Stamp(*row) for row in rows]
 
 
@@ -523,9 +525,12 @@ def profile_matches(user_id: int, limit: int, fields: tuple[str, ...]) -> tuple[
     return _profile_matches_of(fields, fetch(*_profile_matches_statement(user_id, limit, fields)))
 
 
-def _profile_matches_statement(user_id: int, limit: int, fields: tuple[str, ...]) -> tuple[str, list[Any]]:
+def _profile_matches_statement(
+    user_id: int, limit: int, fields: tuple[str, ...], stamps: bool = False
+) -> tuple[str, list[Any]]:
     # The condition is written in, not bound: a prepared statement's generic plan can use a partial
     # index only when its query names the index's own condition (`Seat.Meta.indexes`).
+    select = _STAMP_SELECT if stamps else _summary_select(fields)
     public = "s.user_id = %s AND NOT s.match_private"
     seat = table(Seat)
     sql = (
@@ -534,7 +539,7 @@ def _profile_matches_statement(user_id: int, limit: int, fields: tuple[str, ...]
         f" ORDER BY s.match_finished_at DESC, s.match_id DESC LIMIT %s),"
         f" active AS (SELECT count(*) AS n FROM {seat} s WHERE {public}"
         f" AND s.match_status = '{Match.Status.ACTIVE.value}')"
-        f" SELECT {_summary_select(fields)}, active.n FROM active"
+        f" SELECT {select}, active.n FROM active"
         f" LEFT JOIN (hits JOIN {table(Match)} m ON m.id = hits.id{_summary_joins()}) ON 1 = 1"
         f" ORDER BY m.finished_at DESC, m.id DESC"
     )
@@ -543,6 +548,10 @@ def _profile_matches_statement(user_id: int, limit: int, fields: tuple[str, ...]
 
 def _profile_matches_of(fields: tuple[str, ...], rows: list[tuple[Any, ...]]) -> tuple[int, list[ListedMatch]]:
     return int(rows[0][-1]), _summaries(fields, [row[:-1] for row in rows])
+
+
+def _profile_stamps_of(rows: list[tuple[Any, ...]]) -> tuple[int, list[Stamp]]:
+    return int(rows[0][-1]), [Stamp(*row[:-1]) for row in rows if row[0] is not None]
 
 
 def tallies_of(user_id: int) -> list[Tally]:
@@ -566,20 +575,20 @@ class ProfileReads:
 
     tallies: list[Tally]
     active: int
-    recent: list[ListedMatch]
+    recent: list[ListedMatch] | list[Stamp]  # stamps when asked for (`profile_reads`)
     ratings: list[Rating]
 
 
-def profile_reads(user_id: int, limit: int, fields: tuple[str, ...]) -> ProfileReads:
+def profile_reads(user_id: int, limit: int, fields: tuple[str, ...], stamps: bool = False) -> ProfileReads:
     """`tallies_of`, `profile_matches` and ``accounts.sql.ratings_of`` of one player, the same rows,
     in one round trip to PostgreSQL (`core.sql.fetch_together`): one after the other, each waited for
-    the last."""
+    the last. ``stamps``: the recent matches' `Stamp`s in place of their summaries (`api.summaries`)."""
     tallies, matches, ratings = fetch_together(
         [
             (_tallies_sql(), [user_id]),
-            _profile_matches_statement(user_id, limit, fields),
+            _profile_matches_statement(user_id, limit, fields, stamps),
             accounts_sql.ratings_statement(user_id),
         ]
     )
-    active, recent = _profile_matches_of(fields, matches)
+    active, recent = _profile_stamps_of(matches) if stamps else _profile_matches_of(fields, matches)
     return ProfileReads([hydrate(Tally, row) for row in tallies], active, recent, accounts_sql.ratings_from(ratings))

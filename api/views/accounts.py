@@ -17,9 +17,8 @@ from rest_framework.views import APIView
 import languages
 from accounts import services
 from accounts.models import Rating, User
-from api import ratelimit
+from api import ratelimit, summaries
 from api.authentication import caller, viewer
-from api.representations import match_summaries
 from api.serializers import MatchSerializer, OutputModelSerializer, ProblemSerializer
 from core.errors import InvalidRequest
 from games import selectors
@@ -252,7 +251,10 @@ class UserDetailApi(APIView):
 
     @extend_schema(operation_id="user_read", tags=["accounts"], responses={200: OutputSerializer, 404: P})
     def get(self, request: Request, username: str) -> Response:
-        user, counts, recent, stats, ratings = selectors.user_profile(username, viewer(request))
+        current = summaries.generation()
+        user, counts, recent, stats, ratings = selectors.user_profile(
+            username, viewer(request), stamps=current is not None
+        )
         body = {
             "username": user.username,
             "display_name": user.display_name,
@@ -260,6 +262,6 @@ class UserDetailApi(APIView):
             "ratings": [rating_json(r) for r in ratings],
             "counts": counts,
             "stats": stats,
-            "recent_matches": match_summaries(recent),
+            "recent_matches": summaries.of(recent, selectors.SUMMARY_ATTNAMES, current),
         }
         return Response(body)  # already serialized; OutputSerializer documents it

@@ -169,3 +169,24 @@ def test_when_redis_fails_every_page_is_read_whole(summaries_on, table, api, set
     tokencache._client = None
     assert _results(client, PAGES[0]) == held
     assert len(reads) == 1  # the first page alone filled the cache; the second was one statement
+
+
+def test_a_profiles_recent_matches_come_from_the_cache_too(summaries_on, table, api, settings, reads):
+    client = api(table["ben"])
+    first = _results(client, "/users/ann")
+    second = _results(client, "/users/ann")
+    settings.TABULA_SUMMARY_CACHE = False
+    whole = _results(client, "/users/ann")
+    assert first == second == whole
+    assert [m["id"] for m in whole["recent_matches"]] == table["ended"][::-1]
+    assert reads == [sorted(table["ended"])]  # the second read held both
+    settings.TABULA_SUMMARY_CACHE = True
+    lobby.account_delete(table["cid"])
+    names = {seat["username"] for m in _results(client, "/users/ann")["recent_matches"] for seat in m["seats"]}
+    assert "cid" not in names and "deleted player" in names
+
+
+def test_a_profile_with_nothing_finished_shows_no_recent_match(summaries_on, make_user, api):
+    eve = make_user("eve")
+    r = _results(api(eve), "/users/eve")
+    assert r["recent_matches"] == [] and r["counts"]["active"] == 0

@@ -274,9 +274,10 @@ def test_a_bots_seat_has_no_tally(toy_game, people):
 # --- the profile's bytes ---------------------------------------------------------------------------
 
 
-def _profile_by_folding(username: str, viewer: Any = None) -> Any:
+def _profile_by_folding(username: str, viewer: Any = None, stamps: bool = False) -> Any:
     """`selectors.user_profile` as it was: every finished public match folded on each read (the
-    player looked up by name, whoever reads)."""
+    player looked up by name, whoever reads). The summary cache is off here: no stamps asked."""
+    assert not stamps
     user = selectors.user_get(username)
     rows = _rows(user)
     active, recent = games_sql.profile_matches(user.pk, selectors.PROFILE_RECENT, selectors.SUMMARY_ATTNAMES)
