@@ -181,10 +181,11 @@ class Tail:
     params: list[Any]
     start: tuple[int, Any]  # the cached (version, state) the records follow
     tag: str = ""  # the `rules_tag` of the shared snapshot ``start`` is; "" when this process holds it
+    asked: bool = False  # the shared cache was asked, and ``start`` is what it answered (or nothing)
 
     def attach(self, match: Match, value: list[list[Any]] | None) -> None:
         if self.sql:
-            attach_tail(match, self.start, value, self.tag)
+            attach_tail(match, self.start, value, self.tag, asked=self.asked)
 
 
 def tail_of(match_id: str) -> Tail:
@@ -193,11 +194,12 @@ def tail_of(match_id: str) -> Tail:
     rules version is checked once it is (`_attached`)."""
     start, tag = starting_point(match_id), ""
     text = sql.record_tail()
-    if text and start[0] == 0:
+    asked = bool(text) and start[0] == 0
+    if asked:
         shared = _shared_get(match_id)
         if shared is not None:
             tag, start = shared[0], (shared[1], shared[2])
-    return Tail(text, [start[0]] if text else [], start, tag)
+    return Tail(text, [start[0]] if text else [], start, tag, asked)
 
 
 NO_TAIL = Tail("", [], (0, None))  # a match read whose caller does not replay it
@@ -209,23 +211,27 @@ def starting_point(match_id: str) -> tuple[int, Any]:
         return _cache.get(match_id) or (0, None)
 
 
-def attach_tail(match: Match, start: tuple[int, Any], rows: list[list[Any]] | None, tag: str = "") -> None:
+def attach_tail(
+    match: Match, start: tuple[int, Any], rows: list[list[Any]] | None, tag: str = "", *, asked: bool = False
+) -> None:
     """Give ``match`` the records read with it after ``start``, for `match_state` (``tag``: the
-    `rules_tag` of the shared snapshot ``start`` is, "" for this process's own state)."""
-    match._replay_tail = (start, rows or [], tag)  # type: ignore[attr-defined]
+    `rules_tag` of the shared snapshot ``start`` is, "" for this process's own state; ``asked``:
+    the shared cache was asked for ``start`` already)."""
+    match._replay_tail = (start, rows or [], tag, asked)  # type: ignore[attr-defined]
 
 
-def _attached(match: Match) -> tuple[int, Any, list[list[Any]], bool] | None:
-    """The tail read with the match row, used once, and whether its start is a shared snapshot;
-    None when there is none, it does not lead exactly to ``match.version`` (a match changed since
-    it was read), or it starts from a snapshot of another rules version."""
+def _attached(match: Match) -> tuple[int, Any, list[list[Any]], bool, bool] | None:
+    """The tail read with the match row, used once, whether its start is a shared snapshot, and
+    whether the shared cache was asked for it; None when there is none, it does not lead exactly to
+    ``match.version`` (a match changed since it was read), or it starts from a snapshot of another
+    rules version."""
     attached = match.__dict__.pop("_replay_tail", None)
     if attached is None:
         return None
-    (since, state), rows, tag = attached
+    (since, state), rows, tag, asked = attached
     if tag and tag != rules_tag(match):
         return None
-    return (since, state, rows, bool(tag)) if since + len(rows) == match.version else None
+    return (since, state, rows, bool(tag), asked) if since + len(rows) == match.version else None
 
 
 def match_state(match: Match) -> Any:
@@ -236,8 +242,8 @@ def match_state(match: Match) -> Any:
     attached = _attached(match)
     rows: Sequence[Sequence[Any]]
     if attached is not None:
-        since, state, rows, shared = attached
-        if len(rows) > SNAPSHOT_EVERY and not shared:  # this process's state is far behind
+        since, state, rows, shared, asked = attached
+        if len(rows) > SNAPSHOT_EVERY and not shared and not asked:  # this process's state is far behind
             since, state, rows, shared = _closer(match, since, state, rows)
     else:
         since, state, shared = _start(match)

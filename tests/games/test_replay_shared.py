@@ -153,6 +153,22 @@ def test_a_cold_read_folds_less_than_a_snapshot_interval(
         assert _same(match, got, _fold(match, seq)), seq
 
 
+def test_a_cold_read_with_no_snapshot_anywhere_asks_the_shared_cache_once(
+    shared_cache, make_user, django_capture_on_commit_callbacks, monkeypatch
+):
+    """``GET state`` of a long match that no process holds and no snapshot covers (expired): the
+    tail read with the row found nothing shared, so the fold asks no more (a Redis round trip)."""
+    match, users = _long_match("ekko", make_user, django_capture_on_commit_callbacks, EVERY + 20)
+    shared_cache.delete(replay.shared_key(match.id))
+    replay.forget_all()
+    asked: list[str] = []
+    plain = replay._shared_get
+    monkeypatch.setattr(replay, "_shared_get", lambda match_id: asked.append(match_id) or plain(match_id))
+    read = selectors.match_with_seat_of(match.id, users[0])
+    assert _same(match, replay.match_state(read), replay.full_replay(match))
+    assert asked == [match.id]
+
+
 def test_a_snapshot_of_another_rules_version_is_ignored(
     shared_cache, folded, make_user, django_capture_on_commit_callbacks
 ):
