@@ -15,7 +15,9 @@ summaries this process does not hold are read whole. A cached summary is used wh
 
 Only a summary that nothing else changes is kept: a finished or aborted match whose seats have no
 clock, no away mark and no caretaker (``_lasting``; an away mark is cleared after the end without a
-record). Without Redis, or with ``TABULA_SUMMARY_CACHE`` off, every page is read whole.
+record). At most ``TABULA_SUMMARY_CACHE_SIZE`` summaries are kept, the least recently shown
+dropped first (about 5 KB each). Without Redis, or with ``TABULA_SUMMARY_CACHE`` off, every page is
+read whole.
 ``tests/api/test_summary_cache.py`` proves a cached page is the page read whole, and each change.
 
 A summary is the same for every reader (`api.representations.match_summary` takes no viewer); which
@@ -39,7 +41,6 @@ from games import sql
 from games.models import Match
 
 TTL_S = tokencache.TTL_S
-MAX_ENTRIES = 10_000
 _ENDED = frozenset({Match.Status.FINISHED.value, Match.Status.ABORTED.value})
 
 Summary = dict[str, Any]
@@ -99,7 +100,7 @@ def summarised(stamps: list[sql.Stamp], fields: tuple[str, ...], generation: int
                 if summary is not None and _lasting(summary, stamp):
                     _entries[stamp.id] = ((generation, stamp), now, summary)
                     _entries.move_to_end(stamp.id)
-            while len(_entries) > MAX_ENTRIES:
+            while len(_entries) > settings.TABULA_SUMMARY_CACHE_SIZE:
                 _entries.popitem(last=False)
         found.update(read)
     # A match deleted between the two statements is left out, as a page read a moment later would.

@@ -29,9 +29,10 @@ TABULA_JSON_RENDERER_CHECK = False
 # A stored first answer to an Idempotency-Key is kept this long (api/retention.py, hourly), then the key is new again.
 TABULA_IDEMPOTENCY_RETENTION_H = int(os.environ.get("TABULA_IDEMPOTENCY_RETENTION_H", "48"))
 # With the token cache on (Redis), each process keeps the summaries of ended matches that a list
-# showed, valid until a user changes (the token cache's generation) or a minute passes
-# (api/summaries.py); TABULA_SUMMARY_CACHE=false to read every page whole.
+# showed, valid until a user changes (the token cache's generation) or a minute passes, the
+# latest TABULA_SUMMARY_CACHE_SIZE (api/summaries.py); TABULA_SUMMARY_CACHE=false to read every page whole.
 TABULA_SUMMARY_CACHE = env_bool("TABULA_SUMMARY_CACHE", True)
+TABULA_SUMMARY_CACHE_SIZE = int(os.environ.get("TABULA_SUMMARY_CACHE_SIZE", "2000"))  # about 5 KB each
 TABULA_EVENTS_PAGE_SIZE = 500  # GET matches/{id}/events without `limit`
 TABULA_EVENTS_MAX_PAGE_SIZE = 1000
 

@@ -156,8 +156,8 @@ def test_a_page_past_the_end_counts_and_shows_nothing(summaries_on, table, api):
     assert r == {"count": 3, "next": None, "results": []}
 
 
-def test_the_cache_keeps_a_bounded_number_of_summaries(summaries_on, table, api, monkeypatch):
-    monkeypatch.setattr(summaries, "MAX_ENTRIES", 1)
+def test_the_cache_keeps_a_bounded_number_of_summaries(summaries_on, table, api, settings):
+    settings.TABULA_SUMMARY_CACHE_SIZE = 1
     _results(api(table["ann"]), PAGES[0])
     assert len(summaries._entries) == 1
 
