@@ -83,22 +83,30 @@ def run(var_dir: Path, database: Database) -> None:
     }
     with front(env, var_dir / "boards-server.log", **SERVER) as server:
         client = Client(server.base)
-        for _ in range(WARMUP):
-            expect(client.get("/games", token=token), 200, "GET games")
-            for path in paths.values():
-                expect(client.get(path, token=token), 200, path)
-        print(f"   {'request':28} {'p50':>9} {'p90':>9} {'games p50':>10} {'ratio':>7}")
-        for label, path in paths.items():
-            times, games = [], []
-            for _ in range(REQUESTS):
-                times.append(expect_seconds(client, path, token))
-                games.append(expect_seconds(client, "/games", token))
-            ratio = median(times) / median(games)
-            print(
-                f"   {label:28} {ms(median(times)):>9} {ms(p90(times)):>9} {ms(median(games)):>10} {ratio:>6.2f}×",
-                flush=True,
-            )
+        against_games(client, token, paths, WARMUP, REQUESTS)
         client.close()
+
+
+def against_games(
+    client: Client, token: str, paths: dict[str, str], warmup: int, requests: int, goal: str = ""
+) -> None:
+    """A row per path: its p50 and p90 and its p50 over ``GET games``'s, each request of the path
+    followed by one of ``GET games`` (the machine's noise falls on both), after ``warmup`` rounds."""
+    for _ in range(warmup):
+        expect(client.get("/games", token=token), 200, "GET games")
+        for path in paths.values():
+            expect(client.get(path, token=token), 200, path)
+    print(f"   {'request':28} {'p50':>9} {'p90':>9} {'games p50':>10} {'ratio':>7}{goal}")
+    for label, path in paths.items():
+        times, games = [], []
+        for _ in range(requests):
+            times.append(expect_seconds(client, path, token))
+            games.append(expect_seconds(client, "/games", token))
+        ratio = median(times) / median(games)
+        print(
+            f"   {label:28} {ms(median(times)):>9} {ms(p90(times)):>9} {ms(median(games)):>10} {ratio:>6.2f}×",
+            flush=True,
+        )
 
 
 def expect_seconds(client: Client, path: str, token: str) -> float:

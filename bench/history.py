@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
-from bench.boards import expect_seconds
-from bench.client import Client, expect
+from bench.boards import against_games, expect_seconds
+from bench.client import Client
 from bench.common import heading, median, ms, p90
 from bench.infra import Database, environment, front, migrate
 from bench.reads import SERVER, SETTINGS, setup_django
@@ -223,21 +223,7 @@ def run(var_dir: Path, database: Database) -> None:
 
 def _reads(client: Client, token: str, paths: dict[str, str], cold_ids: list[str]) -> None:
     """Each of ``paths`` against ``GET games``, then ``GET state`` of ``cold_ids``, each read once."""
-    for _ in range(WARMUP):
-        expect(client.get("/games", token=token), 200, "GET games")
-        for path in paths.values():
-            expect(client.get(path, token=token), 200, path)
-    print(f"   {'request':28} {'p50':>9} {'p90':>9} {'games p50':>10} {'ratio':>7}  (goal: within 2×)")
-    for label, path in paths.items():
-        times, games = [], []
-        for _ in range(REQUESTS):
-            times.append(expect_seconds(client, path, token))
-            games.append(expect_seconds(client, "/games", token))
-        print(
-            f"   {label:28} {ms(median(times)):>9} {ms(p90(times)):>9} {ms(median(games)):>10} "
-            f"{median(times) / median(games):>6.2f}×",
-            flush=True,
-        )
+    against_games(client, token, paths, WARMUP, REQUESTS, goal="  (goal: within 2×)")
     cold, games = [], []
     for match_id in cold_ids:
         cold.append(expect_seconds(client, f"/matches/{match_id}/state", token))
