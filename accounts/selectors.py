@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from django.conf import settings
 from django.db.models import QuerySet
 
-from accounts import usernames
+from accounts import sql, usernames
 from accounts.models import ApiToken, Rating, RatingChange, User
 
 
@@ -21,21 +24,25 @@ def leaderboard_page(game: str, *, after: int = 0, limit: int = 50) -> list[Entr
     return list(Rating.objects.filter(game=game, rank__gt=after).order_by("rank").values_list(*_ENTRY)[:limit])
 
 
-def rating_of(game: str, username: str) -> Rating | None:
-    """An active user's rating in ``game`` by username (NFKC, case-insensitive), in one query."""
-    return (
-        Rating.objects.filter(game=game, user__username_key=usernames.key(username), user__is_active=True)
-        .select_related("user")
-        .first()
-    )
+@dataclass(frozen=True)
+class Around:
+    """A listed player's neighbourhood on a leaderboard: their rank (None while not listed), whether
+    they are still provisional, and the entries ``span`` places either side, in rank order."""
+
+    rank: int | None
+    provisional: bool
+    entries: list[Entry]
 
 
-def leaderboard_around(game: str, mine: Rating | None, *, span: int = 5) -> list[Entry]:
-    """The listed players ``span`` places either side of ``mine``: an index range on (game, rank)."""
-    if mine is None or mine.rank is None:
-        return []
-    rows = Rating.objects.filter(game=game, rank__gte=max(1, mine.rank - span), rank__lte=mine.rank + span)
-    return list(rows.order_by("rank").values_list(*_ENTRY))
+def leaderboard_around(game: str, username: str, *, span: int = 5) -> Around | None:
+    """The active user ``username`` (NFKC, case-insensitive) on ``game``'s leaderboard and the
+    players ``span`` places either side (an index range on (game, rank)), in one statement; None
+    when they have no rating in ``game`` (or no such active user)."""
+    found = sql.around(game, usernames.key(username), span)
+    if found is None:
+        return None
+    rank, matches, entries = found
+    return Around(rank, matches < settings.TABULA_PROVISIONAL_GAMES, entries)
 
 
 def rating_history(user: User, game: str) -> QuerySet[RatingChange]:

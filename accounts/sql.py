@@ -52,6 +52,31 @@ def token_with_user(key_hash: str) -> ApiToken | None:
     return token
 
 
+@cache
+def _around_sql() -> str:
+    return (
+        f"WITH mine AS (SELECT r.rank, r.matches FROM {table(Rating)} r JOIN {table(User)} u ON u.id = r.user_id"
+        " WHERE r.game = %s AND u.username_key = %s AND u.is_active = %s ORDER BY r.game, r.id LIMIT 1)"
+        " SELECT mine.rank, mine.matches, e.rank, e.rating, e.matches, eu.username FROM mine"
+        f" LEFT JOIN ({table(Rating)} e JOIN {table(User)} eu ON eu.id = e.user_id)"
+        " ON e.game = %s AND e.rank >= mine.rank - %s AND e.rank <= mine.rank + %s"
+        " ORDER BY e.rank"
+    )
+
+
+def around(game: str, key: str, span: int) -> tuple[int | None, int, list[tuple[int, float, int, str]]] | None:
+    """The leaderboard of ``game`` ``span`` places either side of the active player whose
+    ``username_key`` is ``key``, in one statement: their rank (None while not listed), their rated
+    games, and the entries (rank, rating, rated games, name) in rank order; None when they have no
+    rating in the game. The ORM read the rating (with its user) and then the range: two queries,
+    each compiled anew, most of the answer's time (issue 31)."""
+    rows = fetch(_around_sql(), [game, key, True, game, span, span])
+    if not rows:
+        return None
+    rank, matches = rows[0][0], rows[0][1]
+    return rank, matches, [tuple(row[2:]) for row in rows if row[2] is not None]
+
+
 def leaderboard_ranks(game: str, *, provisional: int, since: datetime) -> int:
     """Store the rank of each listed player of ``game`` (at least ``provisional`` rated games, rated
     since ``since``) and clear the others'; answers the rows changed."""

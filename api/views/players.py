@@ -313,17 +313,11 @@ class LeaderboardAroundApi(APIView):
     )
     def get(self, request: Request, game: str, username: str) -> Response:
         _game(game)
-        mine = account_selectors.rating_of(game, username)
+        mine = account_selectors.leaderboard_around(game, username)
         if mine is None:
             selectors.user_get(username)  # 404 for no such user; else not rated yet
-        rows = account_selectors.leaderboard_around(game, mine)
-        return Response(
-            {
-                "rank": mine.rank if mine else None,
-                "provisional": mine.provisional if mine else True,
-                "results": _entries(rows),
-            }
-        )
+            return Response({"rank": None, "provisional": True, "results": []})
+        return Response({"rank": mine.rank, "provisional": mine.provisional, "results": _entries(mine.entries)})
 
 
 class RatingHistorySerializer(serializers.Serializer):

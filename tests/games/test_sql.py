@@ -726,3 +726,42 @@ def test_a_profiles_tallies_and_ratings_are_the_orm_ones(make_user):
     assert [model_to_dict(r) for r in reads.ratings] == [model_to_dict(r) for r in ratings]
     assert (reads.active, reads.recent) == games_sql.profile_matches(ada.pk, 10, selectors.SUMMARY_ATTNAMES)
     assert games_sql.profile_reads(bo.pk, 10, selectors.SUMMARY_ATTNAMES).tallies[0].played == 9
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("span", [0, 1, 5])
+def test_a_leaderboard_around_a_player_is_the_orm_answer(make_user, span):
+    """`accounts.sql.around` in one statement answers what the ORM's two queries answered (the
+    player's rating by normalised name among active users, then the ranks either side): for a
+    player at the top, in the middle, at the bottom, not listed, without a rating, deactivated,
+    and a name of another case."""
+    from accounts import selectors as account_selectors
+    from accounts import usernames
+    from accounts.models import Rating, User
+
+    players = [make_user(f"Rank{i}") for i in range(12)]
+    for i, user in enumerate(players[:10]):
+        Rating.objects.create(user=user, game="ekko", mu=25, sigma=8, rating=2000 - i, matches=i, rank=i + 1)
+    Rating.objects.create(user=players[10], game="ekko", mu=25, sigma=8, matches=1, rank=None)  # rated, not listed
+    Rating.objects.create(user=players[3], game="enka", mu=25, sigma=8, rank=1)  # another board
+    User.objects.filter(pk=players[9].pk).update(is_active=False)
+
+    def orm(username: str) -> tuple[int | None, int, list[tuple[Any, ...]]] | None:
+        key = usernames.key(username)
+        mine = Rating.objects.filter(game="ekko", user__username_key=key, user__is_active=True).first()
+        if mine is None:
+            return None
+        if mine.rank is None:
+            return mine.rank, mine.matches, []
+        rows = Rating.objects.filter(game="ekko", rank__gte=max(1, mine.rank - span), rank__lte=mine.rank + span)
+        return (
+            mine.rank,
+            mine.matches,
+            list(rows.order_by("rank").values_list("rank", "rating", "matches", "user__username")),
+        )
+
+    for name in ("Rank0", "rank4", "RANK8", "Rank9", "Rank10", "Rank11", "nobody"):
+        assert accounts_sql.around("ekko", usernames.key(name), span) == orm(name), name
+    near = account_selectors.leaderboard_around("ekko", "Rank0", span=span)
+    assert near is not None and near.rank == 1 and near.provisional  # no rated game yet
+    assert [entry[0] for entry in near.entries] == list(range(1, 2 + span))
