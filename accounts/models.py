@@ -62,6 +62,12 @@ class ApiToken(models.Model):
         return f"{self.user_id}:{self.label or self.pk}"
 
 
+def provisional(rated_games: int) -> bool:
+    """A rating is provisional, and its player not listed, until ``TABULA_PROVISIONAL_GAMES`` rated
+    games: the one home of that rule (a leaderboard's SQL takes the same threshold)."""
+    return rated_games < settings.TABULA_PROVISIONAL_GAMES
+
+
 class Rating(models.Model):
     """A user's OpenSkill (Plackett–Luce) rating in one game.
 
@@ -94,7 +100,7 @@ class Rating(models.Model):
 
     @property
     def provisional(self) -> bool:
-        return self.matches < settings.TABULA_PROVISIONAL_GAMES
+        return provisional(self.matches)
 
 
 class RatingChange(models.Model):

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.conf import settings
 from django.db.models import QuerySet
 
 from accounts import sql, usernames
-from accounts.models import ApiToken, Rating, RatingChange, User
+from accounts.models import ApiToken, Rating, RatingChange, User, provisional
 
 
 def token_list(user: User) -> QuerySet[ApiToken]:
@@ -42,7 +41,7 @@ def leaderboard_around(game: str, username: str, *, span: int = 5) -> Around | N
     if found is None:
         return None
     rank, matches, entries = found
-    return Around(rank, matches < settings.TABULA_PROVISIONAL_GAMES, entries)
+    return Around(rank, provisional(matches), entries)
 
 
 def rating_history(user: User, game: str) -> QuerySet[RatingChange]:

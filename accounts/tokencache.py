@@ -76,14 +76,18 @@ def generation() -> int | None:
 
 def lookup(key_hash: str, load: Callable[[str], Any]) -> Any:
     """The token (with its ``user``) of ``key_hash``, from this process's cache when it is current,
-    else from ``load``; a private copy either way. None when there is no such token."""
+    else from ``load``; a private copy either way. None when there is no such token. The token
+    carries the generation it was read under as ``read_under`` (None when the cache is off), so the
+    rest of the request can key its own per-process reads on it without asking Redis again."""
     current = generation()
     if current is None:
         return load(key_hash)
     with _lock:
         entry = _entries.get(key_hash)
     if entry is not None and entry[0] == current and time.monotonic() - entry[1] < TTL_S:
-        return _private(entry[2])
+        token = _private(entry[2])
+        token.read_under = current
+        return token
     token = load(key_hash)  # read after the generation: a change committed since then bumped it past `current`
     if token is None:
         with _lock:
@@ -94,6 +98,7 @@ def lookup(key_hash: str, load: Callable[[str], Any]) -> Any:
         _entries.move_to_end(key_hash)
         while len(_entries) > MAX_ENTRIES:
             _entries.popitem(last=False)
+    token.read_under = current
     return token
 
 

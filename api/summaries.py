@@ -52,16 +52,21 @@ def enabled() -> bool:
     return bool(getattr(settings, "TABULA_SUMMARY_CACHE", False)) and tokencache.enabled()
 
 
-def generation() -> int | None:
+def generation(request: Any = None) -> int | None:
     """The generation to read summaries under, None when the cache is off (or Redis is down). Read
-    it before the stamps: a change committed after it bumps it past this (`tokencache.lookup`)."""
-    return tokencache.generation() if enabled() else None
+    it before the stamps: a change committed after it bumps it past this (`tokencache.lookup`).
+    ``request``: when its token was looked up under a generation, that one, read earlier in the
+    same request, is as good and costs no second trip to Redis."""
+    if not enabled():
+        return None
+    read_under = getattr(getattr(request, "auth", None), "read_under", None)
+    return read_under if read_under is not None else tokencache.generation()
 
 
-def page(listing: sql.Listing, limit: int, offset: int) -> tuple[int, list[Summary]]:
+def page(listing: sql.Listing, limit: int, offset: int, request: Any = None) -> tuple[int, list[Summary]]:
     """The count of ``listing``'s matches and the summaries from ``offset`` to ``offset + limit``,
-    as ``match_summaries`` of `games.sql.summaries_page`'s page are."""
-    current = generation()
+    as ``match_summaries`` of `games.sql.summaries_page`'s page are. ``request``: see `generation`."""
+    current = generation(request)
     if current is None:
         count, matches = sql.summaries_page(listing, limit, offset)
         return count, match_summaries(matches)

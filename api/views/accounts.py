@@ -251,7 +251,7 @@ class UserDetailApi(APIView):
 
     @extend_schema(operation_id="user_read", tags=["accounts"], responses={200: OutputSerializer, 404: P})
     def get(self, request: Request, username: str) -> Response:
-        current = summaries.generation()
+        current = summaries.generation(request)
         user, counts, recent, stats, ratings = selectors.user_profile(
             username, viewer(request), stamps=current is not None
         )

@@ -236,7 +236,9 @@ class MatchListCreateApi(generics.ListAPIView):
         paginator = self.paginator
         if not isinstance(paginator, CappedLimitOffsetPagination):
             return None
-        read = paginator.paginate_read(request, partial(summaries.page, selectors.my_matches(caller(request))))
+        read = paginator.paginate_read(
+            request, partial(summaries.page, selectors.my_matches(caller(request)), request=request)
+        )
         return None if read is None else paginator.get_paginated_response(read)
 
     @extend_schema(

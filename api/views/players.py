@@ -18,7 +18,7 @@ from rest_framework.views import APIView
 
 from accounts import selectors as account_selectors
 from accounts import services as account_services
-from accounts.models import ApiToken, Rating
+from accounts.models import ApiToken, Rating, provisional
 from api import ratelimit, summaries
 from api.authentication import caller, current_token, viewer
 from api.params import query_int
@@ -261,9 +261,8 @@ class LeaderboardEntrySerializer(serializers.Serializer):
 
 def _entries(rows: list[account_selectors.Entry]) -> list[dict[str, Any]]:
     """``LeaderboardEntrySerializer``'s output, built directly from tuples: a page is up to 100 rows."""
-    provisional = settings.TABULA_PROVISIONAL_GAMES
     return [
-        {"rank": rank, "username": name, "rating": round(rating), "games": games, "provisional": games < provisional}
+        {"rank": rank, "username": name, "rating": round(rating), "games": games, "provisional": provisional(games)}
         for rank, rating, games, name in rows
     ]
 
@@ -392,7 +391,7 @@ class UserMatchesApi(APIView):
         game = q.get("game") or None
         listing = None if result else selectors.user_matches_listing(user, viewer(request), game=game, status=status_)
         if listing is not None:  # the page and its count by hand (`api.summaries`)
-            count, results = summaries.page(listing, limit, offset)
+            count, results = summaries.page(listing, limit, offset, request)
         else:
             matches = selectors.user_matches(user, viewer(request), game=game, status=status_, result=result)
             count = len(matches) if isinstance(matches, list) else matches.count()

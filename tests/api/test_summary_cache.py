@@ -190,3 +190,20 @@ def test_a_profile_with_nothing_finished_shows_no_recent_match(summaries_on, mak
     eve = make_user("eve")
     r = _results(api(eve), "/users/eve")
     assert r["recent_matches"] == [] and r["counts"]["active"] == 0
+
+
+@pytest.mark.parametrize("path", (*PAGES, "/users/ann"))
+def test_a_request_asks_redis_for_the_generation_once(summaries_on, table, api, monkeypatch, path):
+    """The token was looked up under a generation; the summaries are read under the same one."""
+    client = api(table["ann"])
+    held = _results(client, path)
+    asked: list[int | None] = []
+    real = tokencache.generation
+
+    def counted():
+        asked.append(real())
+        return asked[-1]
+
+    monkeypatch.setattr(tokencache, "generation", counted)
+    assert _results(client, path) == held
+    assert len(asked) == 1 and asked[0] is not None
