@@ -10,7 +10,9 @@ thread) then answers, as one player who sits in about MATCHES × 4 / PLAYERS of 
 history page makes, interleaved with ``GET games``: ``users/{name}/matches``, ``matches?mine=true``,
 ``me/turns``, the profile ``users/{name}``, ``events?after=0`` of a finished match, and ``GET
 state`` of a match never read before (cold: the copies were made around the services, so no shared
-snapshot exists: a full replay) and again (warm). It does so twice: without Redis (the embedded
+snapshot exists; the final state the template kept when it ended is copied with it, so a cold read
+unpickles it; a second set has it deleted, as a match that ended before final states were kept:
+a full replay) and again (warm). It does so twice: without Redis (the embedded
 default), then, when a Redis server answers (``BENCH_REDIS_URL``, db 12 by default, flushed), with
 it as deployed: token lookups and the summaries of ended matches cached per process
 (`accounts.tokencache`, `api.summaries`). ``BENCH_HISTORY_MATCHES`` and ``BENCH_HISTORY_PLAYERS``
@@ -51,12 +53,13 @@ TEMPLATE_SEED = 3  # 79 records a finished match, about the middle of what new d
 def _copy(copies: list[tuple[Any, ...]]) -> None:
     """The copies, made by the database from their templates (`_build`): a temporary table names each
     copy's id, template, batch, time and players; then, batch by batch, one ``INSERT … SELECT`` each
-    for the matches, their seats and their records, every column the template's but the copy's own
-    (id, creator, times, players; no invitation code, no rematch link). Building millions of model
-    instances in Python and sending them back took 21 minutes for 100,000 copies."""
+    for the matches, their seats, their records and a finished one's final state, every column the
+    template's but the copy's own (id, creator, times, players; no invitation code, no rematch link).
+    Building millions of model instances in Python and sending them back took 21 minutes for 100,000
+    copies."""
     from django.db import connection
 
-    from games.models import Match, Record, Seat
+    from games.models import FinalState, Match, Record, Seat
 
     quote = connection.ops.quote_name
     postgres = connection.vendor == "postgresql"
@@ -80,6 +83,9 @@ def _copy(copies: list[tuple[Any, ...]]) -> None:
             _insert_select(Match, {**match_own, "invite_code": "NULL", "rematch_of_id": "NULL"}, quote),
             _insert_select(Seat, {"match_id": "c.id", "user_id": player, "match_created_at": "c.at"}, quote),
             _insert_select(Record, {"match_id": "c.id", "at": "c.at"}, quote),
+            # the final state the services kept when the template ended (`games.replay.keep_final`):
+            # a copy replays to the same state, so it is the copy's as well
+            _insert_select(FinalState, {"match_id": "c.id"}, quote, key="match_id"),
         ]
         batches = copies[-1][2] + 1 if copies else 0
         started = time.perf_counter()
@@ -91,12 +97,13 @@ def _copy(copies: list[tuple[Any, ...]]) -> None:
         cursor.execute("DROP TABLE bench_copy")
 
 
-def _insert_select(model: Any, own: dict[str, str], quote: Any) -> str:
+def _insert_select(model: Any, own: dict[str, str], quote: Any, key: str = "") -> str:
     """``INSERT`` into ``model``'s table, for each copy of a batch, of its template's rows (``t``)
-    with the columns in ``own`` (by attribute name) the copy's (``c``); a new id where the key is one."""
+    with the columns in ``own`` (by attribute name) the copy's (``c``); a new id where the key is one.
+    ``key``: the template's column to join on, when not ``id`` or ``match_id`` as the key says."""
     fields = [f for f in model._meta.concrete_fields if not (f.primary_key and f.attname not in own)]
     values = ", ".join(own.get(f.attname, f"t.{quote(f.column)}") for f in fields)
-    key = "id" if model._meta.pk.attname in own else "match_id"
+    key = key or ("id" if model._meta.pk.attname in own else "match_id")
     return (
         f"INSERT INTO {quote(model._meta.db_table)} ({', '.join(quote(f.column) for f in fields)})"
         f" SELECT {values} FROM bench_copy c JOIN {quote(model._meta.db_table)} t ON t.{quote(key)} = c.template"
@@ -182,7 +189,7 @@ def run(var_dir: Path, database: Database) -> None:
     setup_django(env)
     from django.db import connection, transaction
 
-    from games.models import Match, Record
+    from games.models import FinalState, Match, Record
 
     username, token, mine, timings = _build()
     _settle()
@@ -211,28 +218,34 @@ def run(var_dir: Path, database: Database) -> None:
     variants: list[tuple[str, dict[str, str]]] = [("no Redis (the embedded default)", {})]
     if redis_url:  # as deployed: the token cache, and with it the cache of ended matches' summaries
         variants.append((f"Redis ({redis_url}): token and summary caches", {"REDIS_URL": redis_url}))
+    # Matches read cold with nothing kept: their final states deleted, as a match that ended before
+    # final states were kept (or one still running) has none: a full replay, as every cold read was.
+    unkept = [mine[1 + (3 + n) * COLD : 1 + (4 + n) * COLD] for n in range(len(variants))]
+    FinalState.objects.filter(match_id__in=[m for ids in unkept for m in ids]).delete()
     for n, (label, extra) in enumerate(variants):
         with front({**env, **extra}, var_dir / f"history-server-{n}.log", **SERVER) as server:
             client = Client(server.base)
             print(f"   front: {label}")
-            _reads(client, token, paths, mine[1 + n * COLD : 1 + (n + 1) * COLD])
+            _reads(client, token, paths, mine[1 + n * COLD : 1 + (n + 1) * COLD], unkept[n])
             if n == len(variants) - 1:
                 _archived_reads(client, token, mine[1 + len(variants) * COLD : 1 + (len(variants) + 1) * COLD])
             client.close()
 
 
-def _reads(client: Client, token: str, paths: dict[str, str], cold_ids: list[str]) -> None:
-    """Each of ``paths`` against ``GET games``, then ``GET state`` of ``cold_ids``, each read once."""
+def _reads(client: Client, token: str, paths: dict[str, str], cold_ids: list[str], unkept: list[str]) -> None:
+    """Each of ``paths`` against ``GET games``, then ``GET state`` of ``cold_ids`` (their final
+    states kept) and of ``unkept`` (none kept: replayed), each read once."""
     against_games(client, token, paths, WARMUP, REQUESTS, goal="  (goal: within 2×)")
-    cold, games = [], []
-    for match_id in cold_ids:
-        cold.append(expect_seconds(client, f"/matches/{match_id}/state", token))
-        games.append(expect_seconds(client, "/games", token))
-    if cold:
-        print(
-            f"   {'state, cold (' + str(len(cold)) + ' matches)':28} {ms(median(cold)):>9} {ms(p90(cold)):>9} "
-            f"{ms(median(games)):>10} {median(cold) / median(games):>6.2f}×"
-        )
+    for label, ids in (("state, cold", cold_ids), ("state, cold, replayed", unkept)):
+        cold, games = [], []
+        for match_id in ids:
+            cold.append(expect_seconds(client, f"/matches/{match_id}/state", token))
+            games.append(expect_seconds(client, "/games", token))
+        if cold:
+            print(
+                f"   {label + ' (' + str(len(cold)) + ')':28} {ms(median(cold)):>9} {ms(p90(cold)):>9} "
+                f"{ms(median(games)):>10} {median(cold) / median(games):>6.2f}×"
+            )
 
 
 def _redis_answers(url: str) -> bool:

@@ -207,6 +207,24 @@ class ArchivedLog(models.Model):
         return f"{self.match_id}: {self.count} records archived"
 
 
+class FinalState(models.Model):
+    """The state a match ended in, folded once, when it ended (`games.replay.keep_final`): a later
+    read of the finished match (a history page opened days later, when no process and no shared
+    snapshot holds it any more) unpickles it instead of replaying the whole log (issue 31).
+
+    ``state`` is the pickled ``(rules tag, version, state)`` the shared snapshot cache holds too. It
+    is an accelerator like that cache: it is used only at the match's current version and rules,
+    and a value that does not read back is ignored (the log is replayed). ``tests/games/
+    test_final_state.py`` holds it to a full replay."""
+
+    match = models.OneToOneField(Match, primary_key=True, related_name="+", on_delete=models.CASCADE)
+    version = models.PositiveIntegerField()
+    state = models.BinaryField()
+
+    def __str__(self) -> str:
+        return f"{self.match_id}: final state at {self.version}"
+
+
 class Tally(models.Model):
     """A player's finished public matches of one game, folded as their public profile shows them
     (`games.selectors.user_profile`): kept as each match ends (`games.tallies`), so that a profile

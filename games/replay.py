@@ -13,11 +13,18 @@ SNAPSHOT_EVERY records on top of it, not the whole log (``tests/games/test_repla
 state after record k is a function of the first k records alone (an undo only adds a record), so a
 snapshot never goes stale; it is used only for a match of the rules version it was folded under.
 The cache is an accelerator: when it fails, reads replay from the records, and writes are skipped.
+
+A match that ends keeps the state it ended in, in the database (`keep_final`, `FinalState`), in the
+transaction that ends it: a finished match read when no process and no shared snapshot holds it any
+more (a history page opened weeks later) is unpickled, not replayed; on PostgreSQL it comes with
+the match row, in place of its records (``tests/games/test_final_state.py``).
 """
 
 from __future__ import annotations
 
+import base64
 import logging
+import pickle
 import time
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
@@ -30,7 +37,7 @@ from django.core.cache import caches
 from django.db import transaction
 
 from games import archive, sql
-from games.models import Match, Record
+from games.models import FinalState, Match, Record
 from rules import RULES
 from rules.base import INPUT_RECORDS, Expired, Input, Moved, Resigned, Rules, Started, TimedOut, step
 
@@ -182,10 +189,20 @@ class Tail:
     start: tuple[int, Any]  # the cached (version, state) the records follow
     tag: str = ""  # the `rules_tag` of the shared snapshot ``start`` is; "" when this process holds it
     asked: bool = False  # the shared cache was asked, and ``start`` is what it answered (or nothing)
+    final: bool = False  # ``sql`` answers the match's final state in place of its records, when it has one
 
-    def attach(self, match: Match, value: list[list[Any]] | None) -> None:
-        if self.sql:
-            attach_tail(match, self.start, value, self.tag, asked=self.asked)
+    def attach(self, match: Match, value: list[list[Any]] | dict[str, str] | None) -> None:
+        if not self.sql:
+            return
+        if self.final:
+            match._final_asked = True  # type: ignore[attr-defined]
+            if isinstance(value, dict):  # `games.sql.record_tail`: the final state, not the records
+                final = _final_of(base64.b64decode(value["final"]), match)
+                if final is not None:
+                    attach_tail(match, final, [], rules_tag(match), asked=True)
+                    return
+        rows = None if isinstance(value, dict) else value  # a final state that failed: no records came
+        attach_tail(match, self.start, rows, self.tag, asked=self.asked)
 
 
 def tail_of(match_id: str) -> Tail:
@@ -199,6 +216,8 @@ def tail_of(match_id: str) -> Tail:
         shared = _shared_get(match_id)
         if shared is not None:
             tag, start = shared[0], (shared[1], shared[2])
+        else:  # nothing anywhere but the database: the final state, when the match has one
+            return Tail(sql.record_tail(final=True), [0], start, "", True, True)
     return Tail(text, [start[0]] if text else [], start, tag, asked)
 
 
@@ -266,6 +285,10 @@ def _start(match: Match) -> tuple[int, Any, bool]:
     since, state = starting_point(match.id)
     if since > match.version:  # cached past a version read earlier: replay from the start
         since, state = (0, None)
+    if since < match.version and not match.is_live and not match.__dict__.pop("_final_asked", False):
+        final = _final_of(sql.final_state(match.id, match.version), match)
+        if final is not None:
+            return final[0], final[1], True
     if match.version - since > SNAPSHOT_EVERY:
         shared = _shared_for(match, match.version)
         if shared is not None and shared[0] > since:
@@ -285,6 +308,40 @@ def _closer(match: Match, since: int, state: Any, rows: list[list[Any]]) -> tupl
 def _rows_after(match: Match, since: int) -> list[Sequence[Any]]:
     """The records ``(type, seat, move)`` after ``since`` up to ``match.version``."""
     return [step[1:] for step in archive.steps(match, after=since, upto=match.version)]
+
+
+def keep_final(match: Match, state: Any) -> None:
+    """Store ``state``, the state ``match`` ended in at ``match.version``, with it (`FinalState`):
+    call in the transaction that ends the match, so that it commits with the last record."""
+    blob = pickle.dumps((rules_tag(match), match.version, state), protocol=pickle.HIGHEST_PROTOCOL)
+    FinalState.objects.bulk_create(
+        [FinalState(match_id=match.id, version=match.version, state=blob)],
+        update_conflicts=True,
+        unique_fields=["match"],
+        update_fields=["version", "state"],
+    )
+
+
+def kept_final(match: Match) -> tuple[bool, tuple[int, Any] | None]:
+    """For the audit: whether ``match`` keeps a final state at its version, and (version, state)
+    when that reads back as the match's (`_final_of`)."""
+    blob = sql.final_state(match.id, match.version)
+    return blob is not None, _final_of(blob, match)
+
+
+def _final_of(blob: bytes | memoryview | None, match: Match) -> tuple[int, Any] | None:
+    """(version, state) of a stored final state when it is ``match``'s at its version and rules;
+    None when there is none, or it is of other rules, or it does not read back (replay instead)."""
+    if blob is None:
+        return None
+    try:
+        value = pickle.loads(blob)
+    except Exception as exc:  # a state this code can no longer unpickle: say so, never what it holds
+        log.warning("match %s: its final state does not read back (%s); replaying", match.id, type(exc).__name__)
+        return None
+    if not (isinstance(value, tuple) and len(value) == 3) or value[:2] != (rules_tag(match), match.version):
+        return None
+    return value[1], value[2]
 
 
 def full_replay(match: Match) -> Any:

@@ -23,7 +23,7 @@ from accounts import sql as accounts_sql
 from accounts.models import Rating, User
 from core.errors import NotFound
 from core.sql import columns, convert, fetch, fetch_together, for_update, hydrate, hydrate_fields, table, width
-from games.models import Absence, Match, Record, Seat, Tally
+from games.models import Absence, FinalState, Match, Record, Seat, Tally
 
 
 def lock(match_id: str) -> Match:
@@ -76,19 +76,35 @@ def match_with_seat_of(
     return hydrate(Match, rows[0]), rows[0][start], tuple(rows[0][start + 1 :])
 
 
-def record_tail() -> str:
+def record_tail(*, final: bool = False) -> str:
     """PostgreSQL: a scalar subquery to add to the SELECT list of a statement that reads the match
     row aliased ``m`` (one parameter: the version the records follow): the records after it up to
     the row's version, as a JSON array of ``[type, seat, move]`` in ``seq`` order (NULL when there are
-    none). SQLite: nothing (no ``json_agg``; the records are queried after)."""
+    none). ``final``: when the match has a final state at its version (`FinalState`), that instead,
+    as ``{"final": <its bytes in base64>}``, and no record is read. SQLite: nothing (no
+    ``json_agg``; the records are queried after)."""
     connection = connections[DEFAULT_DB_ALIAS]
     if connection.vendor != "postgresql":
         return ""
     quote = connection.ops.quote_name
-    return (
-        f", (SELECT json_agg(json_build_array(r.{quote('type')}, r.seat, r.move) ORDER BY r.seq)"
-        f" FROM {quote(Record._meta.db_table)} r WHERE r.match_id = m.id AND r.seq > %s AND r.seq <= m.version)"
+    records = (
+        f"(SELECT json_agg(json_build_array(r.{quote('type')}, r.seat, r.move) ORDER BY r.seq)"
+        f" FROM {table(Record)} r WHERE r.match_id = m.id AND r.seq > %s AND r.seq <= m.version)"
     )
+    if not final:
+        return f", {records}"
+    return (  # COALESCE reads the records only when there is no final state
+        f", COALESCE((SELECT json_build_object('final', encode(f.state, 'base64')) FROM {table(FinalState)} f"
+        f" WHERE f.match_id = m.id AND f.version = m.version), {records})"
+    )
+
+
+def final_state(match_id: str, version: int) -> bytes | None:
+    """The stored final state of a match at ``version`` (`FinalState.state`), None when none."""
+    rows = fetch(
+        f"SELECT f.state FROM {table(FinalState)} f WHERE f.match_id = %s AND f.version = %s", [match_id, version]
+    )
+    return bytes(rows[0][0]) if rows else None
 
 
 @dataclass(slots=True)

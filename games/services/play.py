@@ -211,6 +211,7 @@ def _advance(
     match.updated_at = now
     if outcome is not None:
         match.status, match.finished_at, match.result = Match.Status.FINISHED, now, outcome.to_json()
+        replay.keep_final(match, state)  # read from then on, never replayed
         match.timer_key, match.timer_deadline = "", None
         if any(s.deadline for s in seats):
             Seat.objects.filter(match=match).update(deadline=None, clock_started_at=None)

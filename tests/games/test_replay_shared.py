@@ -55,21 +55,6 @@ def shared_cache(request):
         yield caches["replay"]
 
 
-@pytest.fixture
-def folded(monkeypatch):
-    """Counts the records `replay.replay` folds (every fold of `games.replay` goes through it)."""
-    count = [0]
-    plain = replay.replay
-
-    def counting(match, records, state=None):
-        records = list(records)
-        count[0] += len(records)
-        return plain(match, records, state)
-
-    monkeypatch.setattr(replay, "replay", counting)
-    return count
-
-
 def _play(match: Match, users, until: int, capture, chooser: random.Random, stop=None) -> Match:
     """Random legal moves, each committed (its on-commit work run), until ``match.version`` reaches
     ``until``, the match ends, or ``stop(match)``."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import pickle
 import re
 import threading
 
@@ -10,7 +11,8 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db import connection, connections
 
-from games.models import Match, Record
+from games import replay
+from games.models import FinalState, Match, Record
 from games.services import lobby, play
 
 pytestmark = pytest.mark.django_db
@@ -56,6 +58,26 @@ def test_a_stored_outcome_that_the_replay_does_not_give_is_reported(matches):
     with pytest.raises(CommandError):
         call_command("verify_matches", stdout=out)
     assert "outcome mismatch" in out.getvalue()
+
+
+@pytest.mark.parametrize(
+    "planted, problem",
+    [(b"garbage", "does not read back"), (None, "final state mismatch")],
+)
+def test_a_kept_final_state_that_is_not_the_replays_is_reported(matches, planted, problem):
+    _, over = matches
+    assert FinalState.objects.filter(match_id=over.id, version=over.version).exists()
+    if planted is None:  # the state a record earlier, claimed final
+        earlier = replay.replay(
+            over,
+            Record.objects.filter(match=over, seq__lt=over.version).order_by("seq").values_list("type", "seat", "move"),
+        )
+        planted = pickle.dumps((replay.rules_tag(over), over.version, earlier))
+    FinalState.objects.filter(match_id=over.id).update(state=planted)
+    out = io.StringIO()
+    with pytest.raises(CommandError):
+        call_command("verify_matches", stdout=out)
+    assert over.id in out.getvalue() and problem in out.getvalue()
 
 
 def test_a_replay_error_is_reported(matches):

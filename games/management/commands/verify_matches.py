@@ -2,8 +2,9 @@
 
 Each match's records are replayed from record 1 through its engine (`games.replay.full_replay`);
 reported: a gap in ``seq``, a replay that fails, and a replayed outcome (or awaiting seats, for a
-live match) that differs from what is stored. A progress bar is drawn on a terminal. Exits 1 when
-any match has a problem.
+live match) that differs from what is stored, and a final state kept with a finished match
+(`games.models.FinalState`) that is not what the replay gets, or does not read back. A progress
+bar is drawn on a terminal. Exits 1 when any match has a problem.
 
 Each match is read in one snapshot (`core.sql.snapshot`): its row, its records and the replay's
 reads see the same committed state, so moves appended while the command runs on a live system are
@@ -58,6 +59,11 @@ def match_problems(match: Match) -> list[str]:
             problems.append(f"outcome mismatch: stored active, the replay ended ({outcome.reason})")
         elif sorted(rules.awaiting(state)) != sorted(match.awaiting):
             problems.append(f"awaiting mismatch: stored {match.awaiting}, replayed {sorted(rules.awaiting(state))}")
+    kept, final = replay.kept_final(match)
+    if kept and final is None:
+        problems.append("final state: kept, but it does not read back (reads replay instead; delete it)")
+    elif final is not None and rules.dump_state(final[1]) != rules.dump_state(state):
+        problems.append("final state mismatch: the kept state is not what the replay gets")
     return problems
 
 
