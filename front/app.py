@@ -46,6 +46,7 @@ What no library provides, and is here:
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import re
 from collections.abc import Awaitable, Callable, MutableMapping
@@ -55,6 +56,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.dev")
 
 from django.core.asgi import get_asgi_application
 from django.core.wsgi import get_wsgi_application
+from django.urls import get_resolver
 
 from front.wsgi import ThreadedWSGI, WSGIApp
 
@@ -155,6 +157,7 @@ async def _lifespan(receive: Receive, send: Send, threaded: ThreadedWSGI) -> Non
     while True:
         message = await receive()
         if message["type"] == "lifespan.startup":
+            settle()
             await send({"type": "lifespan.startup.complete"})
         elif message["type"] == "lifespan.shutdown":
             threaded.shutdown()
@@ -163,6 +166,17 @@ async def _lifespan(receive: Receive, send: Send, threaded: ThreadedWSGI) -> Non
             streams.close_reads()  # the streams' read threads and their connections
             await send({"type": "lifespan.shutdown.complete"})
             return
+
+
+def settle() -> None:
+    """Before the first request: load the URL patterns (and with them every view module) now, then
+    move all this worker has made so far, and keeps for its life, out of the garbage collector's
+    sight (`gc.freeze`). A full collection traversed the whole of it, some 150,000 objects: 60 to
+    100 ms, one request in several hundred stalled that long, 0.1 to 0.2 ms a request on average
+    (issue 31). What requests make later is collected as before."""
+    get_resolver().url_patterns  # noqa: B018 (imported on first use otherwise)
+    gc.collect()
+    gc.freeze()
 
 
 def threads() -> int:

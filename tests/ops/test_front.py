@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import gc
 import http.client
 import json
 import socket
@@ -434,3 +435,29 @@ def test_what_one_turn_of_the_loop_writes_leaves_in_one_write():
         return recorder.writes
 
     assert run_apart(main()) == [b"HTTP/1.1 200 OK\r\n\r\nbody", b"event", b"last"]
+
+
+def test_a_worker_settles_before_its_first_request():
+    """The lifespan startup loads the URL patterns and freezes what the worker made so far
+    (`front.app.settle`): a full collection no longer traverses it."""
+    from django.urls import clear_url_caches, get_resolver
+
+    messages = [{"type": "lifespan.startup"}, {"type": "lifespan.shutdown"}]
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return messages.pop(0)
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    clear_url_caches()
+    gc.unfreeze()
+    try:
+        assert gc.get_freeze_count() == 0 and "url_patterns" not in vars(get_resolver())
+        run_apart(front.app.application({"type": "lifespan", "asgi": {"version": "3.0"}}, receive, send))
+        assert gc.get_freeze_count() > 10_000
+        assert "url_patterns" in vars(get_resolver())
+    finally:
+        gc.unfreeze()
+    assert [m["type"] for m in sent] == ["lifespan.startup.complete", "lifespan.shutdown.complete"]
