@@ -72,6 +72,7 @@ INSTALLED_APPS = [
 # answer early (a probe, a preflight, the API guard's 413 and 400, host validation, a rate limit),
 # so every answer carries X-Request-ID and gets its request_finished line.
 MIDDLEWARE = [
+    "api.release.ReleaseMiddleware",  # last on the way out: frees a DRF answer's view and request at once
     "django_prometheus.middleware.PrometheusBeforeMiddleware",  # request counts and latency, of every answer
     "core.middleware.RequestIdMiddleware",  # takes or makes the X-Request-ID, returns it on every answer
     "django_structlog.middlewares.RequestMiddleware",  # the request log: one request_finished line per answer
