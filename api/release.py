@@ -34,7 +34,7 @@ class ReleaseMiddleware:
 def release(response: HttpResponse) -> None:
     """Cut the rings between a rendered DRF answer, its view and its Request (none for others)."""
     context = getattr(response, "renderer_context", None)
-    if not context or not getattr(response, "_is_rendered", True):
+    if not context or not getattr(response, "is_rendered", True):
         return
     view, drf_request = context.get("view"), context.get("request")
     response.renderer_context = None  # type: ignore[attr-defined]
